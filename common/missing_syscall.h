@@ -1,0 +1,100 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Every raw syscall wrapper and every kernel constant that Debian 12's
+ * headers may lack lives here, each behind #ifndef and tagged with the
+ * release that introduced it.  Never hard-code a syscall number: use
+ * __NR_* from <sys/syscall.h>.
+ */
+#ifndef MEMFD_TOOLKIT_MISSING_SYSCALL_H
+#define MEMFD_TOOLKIT_MISSING_SYSCALL_H
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+/* memfd_create(2) flags. */
+#ifndef MFD_CLOEXEC
+#define MFD_CLOEXEC 0x0001U /* 3.17 */
+#endif
+#ifndef MFD_ALLOW_SEALING
+#define MFD_ALLOW_SEALING 0x0002U /* 3.17 */
+#endif
+#ifndef MFD_HUGETLB
+#define MFD_HUGETLB 0x0004U /* 4.14 */
+#endif
+#ifndef MFD_NOEXEC_SEAL
+#define MFD_NOEXEC_SEAL 0x0008U /* 6.3 */
+#endif
+#ifndef MFD_EXEC
+#define MFD_EXEC 0x0010U /* 6.3 */
+#endif
+
+/* File seals (fcntl F_ADD_SEALS / F_GET_SEALS). */
+#ifndef F_LINUX_SPECIFIC_BASE
+#define F_LINUX_SPECIFIC_BASE 1024
+#endif
+#ifndef F_ADD_SEALS
+#define F_ADD_SEALS (F_LINUX_SPECIFIC_BASE + 9) /* 3.17 */
+#endif
+#ifndef F_GET_SEALS
+#define F_GET_SEALS (F_LINUX_SPECIFIC_BASE + 10) /* 3.17 */
+#endif
+#ifndef F_SEAL_SEAL
+#define F_SEAL_SEAL 0x0001 /* 3.17 */
+#endif
+#ifndef F_SEAL_SHRINK
+#define F_SEAL_SHRINK 0x0002 /* 3.17 */
+#endif
+#ifndef F_SEAL_GROW
+#define F_SEAL_GROW 0x0004 /* 3.17 */
+#endif
+#ifndef F_SEAL_WRITE
+#define F_SEAL_WRITE 0x0008 /* 3.17 */
+#endif
+#ifndef F_SEAL_FUTURE_WRITE
+#define F_SEAL_FUTURE_WRITE 0x0010 /* 5.1; MAP_PRIVATE bug fixed in 5.5 */
+#endif
+#ifndef F_SEAL_EXEC
+#define F_SEAL_EXEC 0x0020 /* 6.3 */
+#endif
+
+/* open(2) */
+#ifndef O_TMPFILE
+#define O_TMPFILE (020000000 | O_DIRECTORY) /* 3.11 */
+#endif
+#ifndef O_PATH
+#define O_PATH 010000000 /* 2.6.39 */
+#endif
+#ifndef AT_EMPTY_PATH
+#define AT_EMPTY_PATH 0x1000 /* 2.6.39 */
+#endif
+
+/*
+ * Wrappers return what the kernel returns: -1 with errno on failure.  They
+ * exist so that the library neither depends on a libc wrapper (glibc's
+ * memfd_create is 2.27+) nor on the libc translating flags.
+ */
+static inline int missing_memfd_create(const char *name, unsigned int flags)
+{
+#ifdef __NR_memfd_create
+	return (int)syscall(__NR_memfd_create, name, flags);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+static inline int missing_execveat(int dirfd, const char *path,
+				   char *const argv[], char *const envp[],
+				   int flags)
+{
+#ifdef __NR_execveat
+	return (int)syscall(__NR_execveat, dirfd, path, argv, envp, flags);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+#endif

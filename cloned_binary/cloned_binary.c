@@ -392,9 +392,21 @@ static int memfd_seal(int fd, bool want_exec_seal, bool *ret_exec_sealed)
 	return 0;
 }
 
+/* Policy answers from the kernel that mean "use a file instead". */
+static bool is_policy_refusal(int r)
+{
+	return r == -EACCES || r == -EPERM || r == -ENOSYS;
+}
+
+/*
+ * *policy_refused is set when the kernel refused an executable memfd by
+ * policy (memfd_create EACCES/EPERM/ENOSYS, or a non-executable mode);
+ * any later failure (copy, seal) is a real error and never falls back.
+ */
 static int clone_memfd(int src, size_t size,
 		       const struct cloned_binary_features *f,
-		       enum cloned_binary_method *ret_method, int *ret_fd)
+		       enum cloned_binary_method *ret_method, int *ret_fd,
+		       bool *policy_refused)
 {
 	_cleanup_close_ int fd = -EBADF;
 	const unsigned base = MFD_CLOEXEC | MFD_ALLOW_SEALING;
@@ -411,6 +423,7 @@ static int clone_memfd(int src, size_t size,
 			debug("cloned_binary: MFD_EXEC unknown (EINVAL), retrying without it");
 		} else {
 			r = negative_errno();
+			*policy_refused = is_policy_refusal(r);
 			return fail(r, "create memfd (memfd-exec)");
 		}
 	}
@@ -418,6 +431,7 @@ static int clone_memfd(int src, size_t size,
 		fd = missing_memfd_create("cloned_binary", base);
 		if (fd < 0) {
 			r = negative_errno();
+			*policy_refused = is_policy_refusal(r);
 			return fail(r, "create memfd (memfd)");
 		}
 	}
@@ -427,10 +441,12 @@ static int clone_memfd(int src, size_t size,
 			    cloned_binary_method_to_string(m));
 	/* Without MFD_EXEC a 6.3+ kernel at level >= 1 makes it 0666 and
 	 * exec-sealed: the kernel refuses exec, which is a policy answer. */
-	if ((st.st_mode & 0111) == 0)
+	if ((st.st_mode & 0111) == 0) {
+		*policy_refused = true;
 		return fail(-EACCES, "get an executable memfd (%s): mode %04o",
 			    cloned_binary_method_to_string(m),
 			    (unsigned)(st.st_mode & 07777));
+	}
 
 	r = copy_checked(fd, src, size);
 	if (r < 0)
@@ -609,6 +625,7 @@ int cloned_binary_clone(int src_fd, const struct cloned_binary_options *opts,
 
 	if (opts->request != CLONED_BINARY_REQUEST_TMPFILE) {
 		int level = cloned_binary_memfd_noexec();
+		bool fallback = true;
 
 		if (!f.memfd_create) {
 			r = -ENOSYS;
@@ -619,12 +636,13 @@ int cloned_binary_clone(int src_fd, const struct cloned_binary_options *opts,
 			r = -EACCES;
 			(void)fail(r, "create executable memfd: vm.memfd_noexec=2");
 		} else {
-			r = clone_memfd(src_fd, (size_t)st.st_size, &f, &m, &fd);
+			fallback = false;
+			r = clone_memfd(src_fd, (size_t)st.st_size, &f, &m, &fd,
+					&fallback);
 		}
 		if (r == 0)
 			goto done;
-		if (opts->request == CLONED_BINARY_REQUEST_MEMFD ||
-		    (r != -EACCES && r != -EPERM && r != -ENOSYS))
+		if (opts->request == CLONED_BINARY_REQUEST_MEMFD || !fallback)
 			return r;
 		debug("cloned_binary: memfd not possible (%s), falling back to a file",
 		      strerror(-r));
@@ -772,7 +790,7 @@ int cloned_binary_ensure(const struct cloned_binary_options *opts)
 		return 0;
 	}
 	if (reexeced)
-		return fail(-ELOOP, "recognise the sealed clone after re-exec");
+		return fail(-ELOOP, "recognise the sealed clone after one re-exec (not re-executing again)");
 
 	r = read_cmdline(&argv);
 	if (r < 0)

@@ -1,0 +1,106 @@
+# SPDX-License-Identifier: Apache-2.0
+# Shared helpers for the bats suites.  Load with `load helpers`.
+#
+# Binaries come from BUILD_DIR (default: <repo>/build).  `requires` guards
+# skip a test whose requirement is missing, except when CI=true: then the
+# test fails, so that CI never passes by skipping (bubblewrap's
+# BWRAP_MUST_WORK).
+
+REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+BUILD_DIR="${BUILD_DIR:-$REPO_ROOT/build}"
+BUILD_DIR="$(cd "$BUILD_DIR" 2>/dev/null && pwd || echo "$BUILD_DIR")"
+SEALEXEC="$BUILD_DIR/cloned_binary/sealexec"
+SELFCHECK="$BUILD_DIR/tests/helpers/selfcheck"
+ATTACK="$BUILD_DIR/tests/helpers/cbtest-attack"
+ENSURE_HELPER="$BUILD_DIR/tests/helpers/ensure-helper"
+FAKEKERNEL="$BUILD_DIR/tests/fakekernel/fakekernel"
+# The unprivileged user the rootless tests run as (created on demand).
+TEST_USER="${TEST_USER:-cbtest}"
+
+# missing REQUIREMENT: skip, or fail when CI=true.
+missing() {
+	if [ "${CI:-}" = true ]; then
+		echo "requirement missing in CI: $*" >&2
+		return 1
+	fi
+	skip "requires $*"
+}
+
+# requires root|userns|seccomp|memfd_noexec|fakekernel|user ...
+requires() {
+	local r
+	for r in "$@"; do
+		case "$r" in
+		root)
+			[ "$(id -u)" -eq 0 ] || missing root || return 1 ;;
+		userns)
+			unshare --user true 2>/dev/null || missing "unprivileged user namespaces" || return 1 ;;
+		seccomp)
+			grep -q '^Seccomp:' /proc/self/status || missing seccomp || return 1 ;;
+		memfd_noexec)
+			[ -e /proc/sys/vm/memfd_noexec ] || missing "vm.memfd_noexec (Linux 6.3+)" || return 1 ;;
+		fakekernel)
+			[ -x "$FAKEKERNEL" ] || missing "fakekernel at $FAKEKERNEL" || return 1 ;;
+		user)
+			ensure_test_user || missing "an unprivileged user $TEST_USER" || return 1 ;;
+		*)
+			echo "requires: unknown requirement '$r'" >&2
+			return 1 ;;
+		esac
+	done
+}
+
+# Creates the unprivileged test user once; idempotent.
+ensure_test_user() {
+	id -u "$TEST_USER" >/dev/null 2>&1 && return 0
+	[ "$(id -u)" -eq 0 ] || return 1
+	useradd --system --create-home --home-dir "/var/lib/$TEST_USER" \
+		--shell /bin/sh "$TEST_USER" >/dev/null 2>&1 || id -u "$TEST_USER" >/dev/null 2>&1
+}
+
+# as_user CMD...: run CMD as the unprivileged test user (from root).
+as_user() {
+	setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups \
+		--inh-caps=-all -- "$@"
+}
+
+# at_level N CMD...: run CMD in a new child PID namespace whose
+# vm.memfd_noexec was set to N (as root, in that namespace only).
+# Never touches the initial namespace's value.
+at_level() {
+	local level="$1"
+	shift
+	unshare --pid --fork --kill-child -- sh -c \
+		'echo "$0" > /proc/sys/vm/memfd_noexec || exit 125; exec "$@"' \
+		"$level" "$@"
+}
+
+# host_level: the initial namespace's value, for "host unchanged" checks.
+host_level() {
+	cat /proc/sys/vm/memfd_noexec 2>/dev/null || echo absent
+}
+
+# assert_marker METHOD: exactly the line "cloned_binary: using METHOD".
+assert_marker() {
+	if ! grep -qx "cloned_binary: using $1" <<<"$output"; then
+		echo "expected marker 'cloned_binary: using $1' in:" >&2
+		echo "$output" >&2
+		return 1
+	fi
+}
+
+assert_status() {
+	if [ "$status" -ne "$1" ]; then
+		echo "expected exit status $1, got $status; output:" >&2
+		echo "$output" >&2
+		return 1
+	fi
+}
+
+assert_output_contains() {
+	if ! grep -qF -- "$1" <<<"$output"; then
+		echo "expected output to contain '$1':" >&2
+		echo "$output" >&2
+		return 1
+	fi
+}

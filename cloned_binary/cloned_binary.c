@@ -154,7 +154,7 @@ static bool probe_tmpfile_dir(const char *dir)
 static void probe(struct cloned_binary_features *f)
 {
 	_cleanup_close_ int fd = -EBADF;
-	const char *tmpdirs[] = { "/tmp", "/var/tmp", "/dev/shm", "/run" };
+	const char *tmpdirs[] = {"/tmp", "/var/tmp", "/dev/shm", "/run"};
 
 	*f = (struct cloned_binary_features){};
 
@@ -225,8 +225,7 @@ int cloned_binary_memfd_noexec(void)
 	n = read(fd, buf, sizeof(buf) - 1);
 	if (n < 0)
 		return negative_errno();
-	if (n < 1 || buf[0] < '0' || buf[0] > '2' ||
-	    (n > 1 && buf[1] != '\n'))
+	if (n < 1 || buf[0] < '0' || buf[0] > '2' || (n > 1 && buf[1] != '\n'))
 		return -EINVAL;
 	return buf[0] - '0';
 }
@@ -319,7 +318,8 @@ int cloned_binary_copy(int dst, int src, size_t size,
 		if (how == CLONED_BINARY_COPY_MMAP)
 			return negative_errno();
 	}
-	if (how == CLONED_BINARY_COPY_AUTO || how == CLONED_BINARY_COPY_SENDFILE) {
+	if (how == CLONED_BINARY_COPY_AUTO ||
+	    how == CLONED_BINARY_COPY_SENDFILE) {
 		r = copy_sendfile(dst, src, size);
 		if (r == 0 || how == CLONED_BINARY_COPY_SENDFILE ||
 		    (r != -EINVAL && r != -ENOSYS))
@@ -350,7 +350,8 @@ static int copy_checked(int dst, int src, size_t size)
 	return 0;
 }
 
-/* ---- memfd methods -------------------------------------------------------- */
+/* ---- memfd methods --------------------------------------------------------
+ */
 
 static int memfd_seal(int fd, bool want_exec_seal, bool *ret_exec_sealed)
 {
@@ -371,7 +372,8 @@ static int memfd_seal(int fd, bool want_exec_seal, bool *ret_exec_sealed)
 		else if (errno != EINVAL)
 			return negative_errno();
 		else
-			debug("cloned_binary: F_SEAL_EXEC unknown (EINVAL), sealing without it");
+			debug("cloned_binary: F_SEAL_EXEC unknown (EINVAL), "
+			      "sealing without it");
 	}
 
 	/* Explicitly too: older kernels don't imply them, and F_SEAL_SEAL
@@ -420,7 +422,8 @@ static int clone_memfd(int src, size_t size,
 		if (fd >= 0) {
 			m = CLONED_BINARY_METHOD_MEMFD_EXEC;
 		} else if (errno == EINVAL) {
-			debug("cloned_binary: MFD_EXEC unknown (EINVAL), retrying without it");
+			debug("cloned_binary: MFD_EXEC unknown (EINVAL), "
+			      "retrying without it");
 		} else {
 			r = negative_errno();
 			*policy_refused = is_policy_refusal(r);
@@ -465,7 +468,8 @@ static int clone_memfd(int src, size_t size,
 	return 0;
 }
 
-/* ---- tmpfile methods ------------------------------------------------------ */
+/* ---- tmpfile methods ------------------------------------------------------
+ */
 
 /* Makes the rw file read-only and executable, and returns an O_PATH fd. */
 static int tmpfile_finish(int rwfd, size_t size, int *ret_fd)
@@ -525,7 +529,8 @@ static int tmpfile_create(const char *dir, bool use_o_tmpfile,
 		}
 		if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
 			return negative_errno();
-		debug("cloned_binary: O_TMPFILE unsupported in %s (%m), trying mkostemp",
+		debug("cloned_binary: O_TMPFILE unsupported in %s (%m), trying "
+		      "mkostemp",
 		      dir);
 	}
 
@@ -577,13 +582,18 @@ static int clone_tmpfile(int src, size_t size, const char *tmpdir,
 			 enum cloned_binary_method *ret_method, int *ret_fd)
 {
 	const char *candidates[] = {
-		getenv("SEALEXEC_TMPDIR"), getenv("XDG_RUNTIME_DIR"),
-		"/run", "/tmp", "/var/tmp", "/dev/shm",
+		getenv("SEALEXEC_TMPDIR"),
+		getenv("XDG_RUNTIME_DIR"),
+		"/run",
+		"/tmp",
+		"/var/tmp",
+		"/dev/shm",
 	};
 	int r = -ENOENT;
 
 	if (tmpdir)
-		return clone_tmpfile_in(src, size, tmpdir, f, ret_method, ret_fd);
+		return clone_tmpfile_in(src, size, tmpdir, f, ret_method,
+					ret_fd);
 
 	for (size_t i = 0; i < ELEMENTSOF(candidates); i++) {
 		if (!candidates[i] || candidates[i][0] != '/')
@@ -601,7 +611,8 @@ static int clone_tmpfile(int src, size_t size, const char *tmpdir,
 	return fail(r, "find a writable directory that permits exec (tmpfile)");
 }
 
-/* ---- public entry points -------------------------------------------------- */
+/* ---- public entry points --------------------------------------------------
+ */
 
 int cloned_binary_clone(int src_fd, const struct cloned_binary_options *opts,
 			enum cloned_binary_method *ret_method, int *ret_fd)
@@ -634,7 +645,9 @@ int cloned_binary_clone(int src_fd, const struct cloned_binary_options *opts,
 			/* Honour the namespace's policy even on 6.3-6.5.2,
 			 * where MFD_EXEC slipped past it. */
 			r = -EACCES;
-			(void)fail(r, "create executable memfd: vm.memfd_noexec=2");
+			(void)fail(
+				r,
+				"create executable memfd: vm.memfd_noexec=2");
 		} else {
 			fallback = false;
 			r = clone_memfd(src_fd, (size_t)st.st_size, &f, &m, &fd,
@@ -644,11 +657,13 @@ int cloned_binary_clone(int src_fd, const struct cloned_binary_options *opts,
 			goto done;
 		if (opts->request == CLONED_BINARY_REQUEST_MEMFD || !fallback)
 			return r;
-		debug("cloned_binary: memfd not possible (%s), falling back to a file",
+		debug("cloned_binary: memfd not possible (%s), falling back to "
+		      "a file",
 		      strerror(-r));
 	}
 
-	r = clone_tmpfile(src_fd, (size_t)st.st_size, opts->tmpdir, &f, &m, &fd);
+	r = clone_tmpfile(src_fd, (size_t)st.st_size, opts->tmpdir, &f, &m,
+			  &fd);
 	if (r < 0)
 		return r;
 
@@ -693,13 +708,15 @@ int cloned_binary_exec(int fd, char *const argv[], char *const envp[])
 	if (r < 0)
 		return fail(r, "verify clone before exec");
 	if (r == 0)
-		return fail(-ENOEXEC, "verify clone before exec: it is not sealed");
+		return fail(-ENOEXEC,
+			    "verify clone before exec: it is not sealed");
 
 	(void)missing_execveat(fd, "", argv, envp, AT_EMPTY_PATH);
 	if (errno != ENOSYS)
 		return fail(negative_errno(), "execute sealed clone");
 
-	debug("cloned_binary: execveat unavailable, executing via /proc/self/fd");
+	debug("cloned_binary: execveat unavailable, executing via "
+	      "/proc/self/fd");
 	(void)snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	(void)execve(proc, argv, envp);
 	return fail(negative_errno(), "execute sealed clone via %s", proc);
@@ -790,7 +807,8 @@ int cloned_binary_ensure(const struct cloned_binary_options *opts)
 		return 0;
 	}
 	if (reexeced)
-		return fail(-ELOOP, "recognise the sealed clone after one re-exec (not re-executing again)");
+		return fail(-ELOOP, "recognise the sealed clone after one "
+				    "re-exec (not re-executing again)");
 
 	r = read_cmdline(&argv);
 	if (r < 0)

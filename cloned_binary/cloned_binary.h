@@ -16,13 +16,16 @@
 
 enum cloned_binary_method {
 	CLONED_BINARY_METHOD_AUTO = 0,
-	/* memfd_create(MFD_EXEC), sealed F_SEAL_EXEC + SEAL|SHRINK|GROW|WRITE */
+	/* memfd_create(MFD_EXEC), sealed F_SEAL_EXEC + SEAL|SHRINK|GROW|WRITE
+	 */
 	CLONED_BINARY_METHOD_MEMFD_EXEC,
 	/* memfd_create() without MFD_EXEC (kernels before 6.3), write-sealed */
 	CLONED_BINARY_METHOD_MEMFD,
-	/* O_TMPFILE|O_EXCL in an exec-permitting directory, no write bits, O_PATH */
+	/* O_TMPFILE|O_EXCL in an exec-permitting directory, no write bits,
+	   O_PATH */
 	CLONED_BINARY_METHOD_TMPFILE,
-	/* mkostemp() + unlink() where O_TMPFILE is unsupported, then as tmpfile */
+	/* mkostemp() + unlink() where O_TMPFILE is unsupported, then as tmpfile
+	 */
 	CLONED_BINARY_METHOD_MKOSTEMP,
 	_CLONED_BINARY_METHOD_MAX,
 };
@@ -51,13 +54,14 @@ int cloned_binary_request_from_string(const char *s);
  */
 struct cloned_binary_features {
 	bool memfd_create; /* memfd_create(2) exists (3.17) */
-	bool mfd_exec;     /* MFD_EXEC / MFD_NOEXEC_SEAL are known (6.3) */
-	bool seal_exec;    /* F_SEAL_EXEC is known (6.3) */
-	bool o_tmpfile;    /* O_TMPFILE works in some candidate directory (3.11) */
-	bool execveat;     /* execveat(2) exists (3.19) */
+	bool mfd_exec;	   /* MFD_EXEC / MFD_NOEXEC_SEAL are known (6.3) */
+	bool seal_exec;	   /* F_SEAL_EXEC is known (6.3) */
+	bool o_tmpfile; /* O_TMPFILE works in some candidate directory (3.11) */
+	bool execveat;	/* execveat(2) exists (3.19) */
 };
 
-/* Fills *ret.  Never fails: a feature that cannot be probed counts as absent. */
+/* Fills *ret.  Never fails: a feature that cannot be probed counts as absent.
+ */
 void cloned_binary_features(struct cloned_binary_features *ret);
 /* Replaces the cached probe result; NULL drops the cache so it is re-probed. */
 void cloned_binary_features_override(const struct cloned_binary_features *f);
@@ -149,6 +153,7 @@ enum cloned_binary_copy {
 	CLONED_BINARY_COPY_SENDFILE,
 	CLONED_BINARY_COPY_READWRITE,
 };
-int cloned_binary_copy(int dst, int src, size_t size, enum cloned_binary_copy how);
+int cloned_binary_copy(int dst, int src, size_t size,
+		       enum cloned_binary_copy how);
 
 #endif

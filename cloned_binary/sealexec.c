@@ -49,17 +49,21 @@ static void usage(FILE *f)
 	      "       sealexec --check FILE\n"
 	      "\n"
 	      "Run PROGRAM (looked up in PATH) from a sealed, write-protected\n"
-	      "copy, so that nothing can overwrite the file it was started from.\n"
+	      "copy, so that nothing can overwrite the file it was started "
+	      "from.\n"
 	      "\n"
 	      "  -d, --debug            print which method was used\n"
 	      "                         (also SEALEXEC_DEBUG=1)\n"
 	      "  -m, --method=METHOD    auto (default), memfd or tmpfile\n"
 	      "  -t, --tmpdir=DIR       directory for the tmpfile method\n"
-	      "                         (default: $SEALEXEC_TMPDIR, $XDG_RUNTIME_DIR,\n"
+	      "                         (default: $SEALEXEC_TMPDIR, "
+	      "$XDG_RUNTIME_DIR,\n"
 	      "                         /run, /tmp, /var/tmp, /dev/shm)\n"
 	      "      --features         print the probed kernel features\n"
-	      "      --json             with --features: print one JSON object\n"
-	      "      --check FILE       exit 0 if FILE is a sealed clone, 1 if not\n"
+	      "      --json             with --features: print one JSON "
+	      "object\n"
+	      "      --check FILE       exit 0 if FILE is a sealed clone, 1 if "
+	      "not\n"
 	      "  -h, --help             show this help\n"
 	      "  -V, --version          show the version\n"
 	      "\n"
@@ -71,13 +75,13 @@ static void usage(FILE *f)
 }
 
 /* Feature names, shared by --features and CLONED_BINARY_FEATURES. */
-#define FEATURE_TABLE(f)                                                       \
-	{                                                                      \
-		{ "memfd_create", &(f)->memfd_create },                        \
-		{ "mfd_exec", &(f)->mfd_exec },                                \
-		{ "seal_exec", &(f)->seal_exec },                              \
-		{ "o_tmpfile", &(f)->o_tmpfile },                              \
-		{ "execveat", &(f)->execveat },                                \
+#define FEATURE_TABLE(f)                                \
+	{                                               \
+		{"memfd_create", &(f)->memfd_create},   \
+			{"mfd_exec", &(f)->mfd_exec},   \
+			{"seal_exec", &(f)->seal_exec}, \
+			{"o_tmpfile", &(f)->o_tmpfile}, \
+			{"execveat", &(f)->execveat},   \
 	}
 
 struct feature_ref {
@@ -101,7 +105,8 @@ static void apply_feature_env(void)
 
 	copy = strdup(env);
 	if (!copy)
-		die(EXIT_CANNOT_EXEC, "Failed to parse CLONED_BINARY_FEATURES: %s",
+		die(EXIT_CANNOT_EXEC,
+		    "Failed to parse CLONED_BINARY_FEATURES: %s",
 		    strerror(ENOMEM));
 	for (char *tok = strtok_r(copy, ",", &save); tok;
 	     tok = strtok_r(NULL, ",", &save)) {
@@ -119,14 +124,17 @@ static void apply_feature_env(void)
 			}
 		if (!found)
 			die(EXIT_USAGE,
-			    "CLONED_BINARY_FEATURES: unknown feature '%s'; allowed: "
-			    "memfd_create, mfd_exec, seal_exec, o_tmpfile, execveat",
+			    "CLONED_BINARY_FEATURES: unknown feature '%s'; "
+			    "allowed: "
+			    "memfd_create, mfd_exec, seal_exec, o_tmpfile, "
+			    "execveat",
 			    tok + 1);
 	}
 	cloned_binary_features_override(&f);
 	if (cloned_binary_debug_enabled())
-		fprintf(stderr, "cloned_binary: features overridden by "
-				"CLONED_BINARY_FEATURES=%s\n",
+		fprintf(stderr,
+			"cloned_binary: features overridden by "
+			"CLONED_BINARY_FEATURES=%s\n",
 			env);
 }
 
@@ -235,16 +243,15 @@ int main(int argc, char *argv[])
 		OPT_CHECK,
 	};
 	static const struct option options[] = {
-		{ "debug", no_argument, NULL, 'd' },
-		{ "method", required_argument, NULL, 'm' },
-		{ "tmpdir", required_argument, NULL, 't' },
-		{ "features", no_argument, NULL, OPT_FEATURES },
-		{ "json", no_argument, NULL, OPT_JSON },
-		{ "check", required_argument, NULL, OPT_CHECK },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{}
-	};
+		{"debug", no_argument, NULL, 'd'},
+		{"method", required_argument, NULL, 'm'},
+		{"tmpdir", required_argument, NULL, 't'},
+		{"features", no_argument, NULL, OPT_FEATURES},
+		{"json", no_argument, NULL, OPT_JSON},
+		{"check", required_argument, NULL, OPT_CHECK},
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{}};
 	struct cloned_binary_options opts = {};
 	bool features = false, json = false;
 	const char *check = NULL;
@@ -263,14 +270,16 @@ int main(int argc, char *argv[])
 			r = cloned_binary_request_from_string(optarg);
 			if (r < 0)
 				die(EXIT_USAGE,
-				    "invalid --method '%s'; allowed: auto, memfd, tmpfile",
+				    "invalid --method '%s'; allowed: auto, "
+				    "memfd, tmpfile",
 				    optarg);
 			opts.request = r;
 			break;
 		case 't':
 			if (optarg[0] != '/')
 				die(EXIT_USAGE,
-				    "--tmpdir '%s' must be an absolute path", optarg);
+				    "--tmpdir '%s' must be an absolute path",
+				    optarg);
 			opts.tmpdir = optarg;
 			break;
 		case OPT_FEATURES:
@@ -290,7 +299,8 @@ int main(int argc, char *argv[])
 			return 0;
 		default:
 			if (optopt && strchr("mt", optopt))
-				die(EXIT_USAGE, "option -%c needs an argument; see --help",
+				die(EXIT_USAGE,
+				    "option -%c needs an argument; see --help",
 				    optopt);
 			die(EXIT_USAGE, "unknown option '%s'; see --help",
 			    argv[optind - 1]);
@@ -321,11 +331,13 @@ int main(int argc, char *argv[])
 	{
 		char magic[2];
 
-		if (pread(src, magic, sizeof(magic), 0) == 2 && magic[0] == '#' &&
-		    magic[1] == '!')
+		if (pread(src, magic, sizeof(magic), 0) == 2 &&
+		    magic[0] == '#' && magic[1] == '!')
 			die(EXIT_CANNOT_EXEC,
-			    "%s is a script; sealexec runs only binaries, since the "
-			    "interpreter could not read a close-on-exec copy. Run "
+			    "%s is a script; sealexec runs only binaries, "
+			    "since the "
+			    "interpreter could not read a close-on-exec copy. "
+			    "Run "
 			    "the interpreter instead: sealexec sh %s",
 			    argv[optind], argv[optind]);
 	}
@@ -337,7 +349,7 @@ int main(int argc, char *argv[])
 	src = safe_close(src);
 
 	r = cloned_binary_exec(fd, argv + optind, environ);
-	die(EXIT_CANNOT_EXEC, "Failed to execute the sealed copy of %s (%s): %s",
-	    argv[optind], cloned_binary_method_to_string(method),
-	    cloned_binary_last_error());
+	die(EXIT_CANNOT_EXEC,
+	    "Failed to execute the sealed copy of %s (%s): %s", argv[optind],
+	    cloned_binary_method_to_string(method), cloned_binary_last_error());
 }

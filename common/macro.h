@@ -41,12 +41,12 @@ static inline void closep(int *fd)
 #define _cleanup_close_ _cleanup_(closep)
 
 /* Hand ownership on: return the value and leave the variable empty. */
-#define TAKE_GENERIC(var, type, nullvalue)                                     \
-	({                                                                     \
-		type *_pvar_ = &(var);                                         \
-		type _var_ = *_pvar_;                                          \
-		*_pvar_ = (nullvalue);                                         \
-		_var_;                                                         \
+#define TAKE_GENERIC(var, type, nullvalue) \
+	({                                 \
+		type *_pvar_ = &(var);     \
+		type _var_ = *_pvar_;      \
+		*_pvar_ = (nullvalue);     \
+		_var_;                     \
 	})
 #define TAKE_FD(fd) TAKE_GENERIC(fd, int, -EBADF)
 #define TAKE_PTR(p) TAKE_GENERIC(p, typeof(p), NULL)

@@ -88,7 +88,8 @@ int main(int argc, char *argv[])
 	bool memfd = false;
 
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
-		fprintf(stderr, "Usage: cbtest-attack ORIGINAL -- CMD [ARG...]\n");
+		fprintf(stderr,
+			"Usage: cbtest-attack ORIGINAL -- CMD [ARG...]\n");
 		return 2;
 	}
 	r = checksum(argv[1], &before);
@@ -146,7 +147,8 @@ int main(int argc, char *argv[])
 	fclose(f);
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
 	    WEXITSTATUS(status) != 0) {
-		printf("attack: FAIL target's own checks failed (status 0x%x)\n",
+		printf("attack: FAIL target's own checks failed (status "
+		       "0x%x)\n",
 		       status);
 		failures++;
 	}
@@ -164,8 +166,9 @@ int main(int argc, char *argv[])
 
 	r = checksum(argv[1], &after);
 	if (r < 0 || after != before) {
-		printf("attack: FAIL %s changed (%016llx -> %016llx)\n", argv[1],
-		       (unsigned long long)before, (unsigned long long)after);
+		printf("attack: FAIL %s changed (%016llx -> %016llx)\n",
+		       argv[1], (unsigned long long)before,
+		       (unsigned long long)after);
 		failures++;
 	} else {
 		printf("attack: %s unchanged (%016llx)\n", argv[1],

@@ -28,7 +28,8 @@ int main(int argc, char *argv[])
 	if (m) {
 		r = cloned_binary_request_from_string(m);
 		if (r < 0) {
-			fprintf(stderr, "ensure-helper: bad ENSURE_METHOD '%s'\n", m);
+			fprintf(stderr,
+				"ensure-helper: bad ENSURE_METHOD '%s'\n", m);
 			return 2;
 		}
 		opts.request = r;

@@ -30,11 +30,11 @@
 
 static int failures;
 
-#define FAIL(...)                                                              \
-	do {                                                                   \
-		printf("selfcheck: FAIL " __VA_ARGS__);                        \
-		putchar('\n');                                                 \
-		failures++;                                                    \
+#define FAIL(...)                                       \
+	do {                                            \
+		printf("selfcheck: FAIL " __VA_ARGS__); \
+		putchar('\n');                          \
+		failures++;                             \
 	} while (0)
 
 /*
@@ -95,13 +95,12 @@ static void fail_open_write(const char *path, int flags, const char *what)
 int main(int argc, char *argv[])
 {
 	static const struct option options[] = {
-		{ "expect-method", required_argument, NULL, 'm' },
-		{ "expect-seals", required_argument, NULL, 's' },
-		{ "allow-fd", required_argument, NULL, 'a' },
-		{ "hold", no_argument, NULL, 'H' },
-		{ "strict-fds", no_argument, NULL, 'S' },
-		{}
-	};
+		{"expect-method", required_argument, NULL, 'm'},
+		{"expect-seals", required_argument, NULL, 's'},
+		{"allow-fd", required_argument, NULL, 'a'},
+		{"hold", no_argument, NULL, 'H'},
+		{"strict-fds", no_argument, NULL, 'S'},
+		{}};
 	const char *expect_method = NULL, *method;
 	unsigned long expect_seals = 0;
 	int allowed[16];
@@ -164,16 +163,18 @@ int main(int argc, char *argv[])
 
 	if (strcmp(method, "none") == 0)
 		FAIL("not a sealed clone (seals=%d nlink=%lu mode=0%o)", seals,
-		     (unsigned long)st.st_nlink, (unsigned)(st.st_mode & 07777));
+		     (unsigned long)st.st_nlink,
+		     (unsigned)(st.st_mode & 07777));
 	if (expect_method) {
-		const char *want = strcmp(expect_method, "mkostemp") == 0 ?
-					   "tmpfile" :
-					   expect_method;
+		const char *want = strcmp(expect_method, "mkostemp") == 0
+					   ? "tmpfile"
+					   : expect_method;
 		if (strcmp(want, method) != 0)
-			FAIL("method is %s, expected %s", method, expect_method);
+			FAIL("method is %s, expected %s", method,
+			     expect_method);
 	}
-	if (expect_seals &&
-	    (seals < 0 || ((unsigned long)seals & expect_seals) != expect_seals))
+	if (expect_seals && (seals < 0 || ((unsigned long)seals &
+					   expect_seals) != expect_seals))
 		FAIL("seals 0x%x lack 0x%lx", seals < 0 ? 0 : seals,
 		     expect_seals);
 	if ((st.st_mode & 0111) == 0)
@@ -182,7 +183,8 @@ int main(int argc, char *argv[])
 	/* Writes through every path we have. */
 	fail_open_write("/proc/self/exe", O_WRONLY, "open(O_WRONLY)");
 	fail_open_write("/proc/self/exe", O_RDWR, "open(O_RDWR)");
-	fail_open_write("/proc/self/exe", O_WRONLY | O_APPEND, "open(O_APPEND)");
+	fail_open_write("/proc/self/exe", O_WRONLY | O_APPEND,
+			"open(O_APPEND)");
 	if (truncate("/proc/self/exe", 0) == 0)
 		FAIL("truncate of /proc/self/exe succeeded");
 	if (write(fd, "x", 1) >= 0)
@@ -193,7 +195,8 @@ int main(int argc, char *argv[])
 		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
 			       fd, 0);
 		if (p != MAP_FAILED) {
-			FAIL("shared writable mmap of /proc/self/exe succeeded");
+			FAIL("shared writable mmap of /proc/self/exe "
+			     "succeeded");
 			munmap(p, 4096);
 		}
 	}
@@ -204,11 +207,14 @@ int main(int argc, char *argv[])
 		mode_t mode = st.st_mode & 07777;
 
 		if (chmod("/proc/self/exe", mode & ~0111) == 0)
-			FAIL("chmod clearing x bits succeeded despite F_SEAL_EXEC");
+			FAIL("chmod clearing x bits succeeded despite "
+			     "F_SEAL_EXEC");
 		if (chmod("/proc/self/exe", mode ^ 0001) == 0)
-			FAIL("chmod flipping o+x succeeded despite F_SEAL_EXEC");
+			FAIL("chmod flipping o+x succeeded despite "
+			     "F_SEAL_EXEC");
 	} else if (chmod("/proc/self/exe", 0777) == 0) {
-		printf("selfcheck: note: chmod allowed (no F_SEAL_EXEC with %s)\n",
+		printf("selfcheck: note: chmod allowed (no F_SEAL_EXEC with "
+		       "%s)\n",
 		       method);
 		fail_open_write("/proc/self/exe", O_RDWR,
 				"open(O_RDWR) after chmod 0777");

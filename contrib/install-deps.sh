@@ -1,0 +1,39 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Installs, idempotently, what building, the demo and the tests need, all
+# from Debian 12's archive.  Runs apt-get only when something is missing.
+#   contrib/install-deps.sh [build|demo|test]
+set -euo pipefail
+
+build=(gcc make cmake pkg-config libc6-dev libcap-dev libseccomp-dev
+	libyajl-dev util-linux)
+demo=("${build[@]}" busybox-static golang-go
+	golang-github-opencontainers-runc-dev uidmap jq patch)
+test=("${demo[@]}" bats cpio qemu-system-x86 runc clang-format
+	libclang-rt-14-dev clang python3)
+
+case "${1:-test}" in
+build) pkgs=("${build[@]}") ;;
+demo) pkgs=("${demo[@]}") ;;
+test) pkgs=("${test[@]}") ;;
+*)
+	echo "install-deps: unknown set '$1'; allowed: build, demo, test" >&2
+	exit 2
+	;;
+esac
+
+missing=()
+for p in "${pkgs[@]}"; do
+	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
+		missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "install-deps: missing packages: ${missing[*]}; run as root or install them" >&2
+	exit 1
+fi
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null

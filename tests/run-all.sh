@@ -1,0 +1,111 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Builds everything and runs every suite: the format check, the C unit
+# tests (plain and ASan+UBSan), the bats suites, the patched runc suite
+# and the qemu kernel matrix.  Run as root on Debian 12; installs what it
+# needs.  Ends with one line "N passed, N failed"; exits non-zero on any
+# failure.  With CI=true a missing requirement fails instead of skipping.
+set -uo pipefail
+
+REPO="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$REPO"
+LOGDIR="$REPO/build/test-logs"
+passed=0 failed=0 skipped=0
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "run-all: run as root (namespaces, a test user, qemu)" >&2
+	exit 1
+fi
+contrib/install-deps.sh test || { echo "run-all: Failed to install dependencies" >&2; exit 1; }
+mkdir -p "$LOGDIR"
+
+note() { printf '\n=== %s ===\n' "$*"; }
+
+# count_tap FILE: add a TAP log's results to the totals.
+count_tap() {
+	local p f s
+	p=$(grep -cE '^ok [0-9]+' "$1" || true)
+	s=$(grep -cE '^ok [0-9]+ .*# skip' "$1" || true)
+	f=$(grep -cE '^not ok [0-9]+' "$1" || true)
+	passed=$((passed + p - s)) failed=$((failed + f)) skipped=$((skipped + s))
+}
+
+# one_check NAME CMD...: a stage that is a single pass/fail check.
+one_check() {
+	local name="$1"
+	shift
+	if "$@" >"$LOGDIR/$name.log" 2>&1; then
+		echo "ok - $name"
+		passed=$((passed + 1))
+	else
+		echo "not ok - $name (log: $LOGDIR/$name.log)"
+		tail -20 "$LOGDIR/$name.log"
+		failed=$((failed + 1))
+	fi
+}
+
+# run_ctest BUILD_DIR NAME
+run_ctest() {
+	local log="$LOGDIR/ctest-$2.log" line total nfail
+	(cd "$1" && ctest --output-on-failure -j2) >"$log" 2>&1
+	line=$(grep -E 'tests passed, [0-9]+ tests failed out of' "$log" | tail -1)
+	grep -E '^ *[0-9]+/[0-9]+ Test' "$log" | sed 's/^ */  /'
+	if [ -z "$line" ]; then
+		echo "not ok - ctest $2 did not run (log: $log)"
+		tail -20 "$log"
+		failed=$((failed + 1))
+		return
+	fi
+	echo "$line"
+	total=${line##* out of }
+	nfail=$(sed -E 's/.*tests passed, ([0-9]+) tests failed.*/\1/' <<<"$line")
+	s=$(grep -c '\*\*\*Skipped\|Not Run' "$log" || true)
+	passed=$((passed + total - nfail - s)) failed=$((failed + nfail)) skipped=$((skipped + s))
+	[ "$nfail" -eq 0 ] || grep -A30 'The following tests FAILED' "$log"
+}
+
+note "format (clang-format, kernel style)"
+mapfile -t csrc < <(git ls-files '*.c' '*.h')
+one_check clang-format clang-format --dry-run -Werror "${csrc[@]}"
+
+note "build"
+one_check build sh -c "cmake -S . -B build >/dev/null && cmake --build build -j2"
+one_check build-asan sh -c "cmake -S . -B build-asan -DENABLE_ASAN=ON -DENABLE_UBSAN=ON >/dev/null && cmake --build build-asan -j2"
+one_check build-static sh -c "cmake -S . -B build-static -DBUILD_STATIC=ON >/dev/null && cmake --build build-static -j2"
+
+note "unit tests (CTest)"
+run_ctest build plain
+note "unit tests under ASan+UBSan (CTest)"
+ASAN_OPTIONS=detect_leaks=1 run_ctest build-asan asan
+
+if [ -x contrib/runc/build.sh ]; then
+	note "patched runc build"
+	one_check runc-build contrib/runc/build.sh
+fi
+
+note "bats suites"
+for suite in tests/bats/*.bats; do
+	name=$(basename "$suite" .bats)
+	BUILD_DIR="$REPO/build" bats --tap "$suite" >"$LOGDIR/bats-$name.log" 2>&1
+	sed 's/^/  /' "$LOGDIR/bats-$name.log"
+	count_tap "$LOGDIR/bats-$name.log"
+	grep -qE '^1\.\.[0-9]+' "$LOGDIR/bats-$name.log" ||
+		{ echo "not ok - bats $name did not run"; failed=$((failed + 1)); }
+done
+
+if [ -x tests/kernels/run.sh ]; then
+	note "real kernels under qemu"
+	tests/kernels/run.sh "$REPO/build-static" >"$LOGDIR/kernels.log" 2>&1
+	rc=$?
+	sed 's/^/  /' "$LOGDIR/kernels.log"
+	count_tap "$LOGDIR/kernels.log"
+	if [ $rc -ne 0 ] && ! grep -qE '^not ok' "$LOGDIR/kernels.log"; then
+		echo "not ok - kernel matrix exited $rc"
+		failed=$((failed + 1))
+	fi
+fi
+
+echo
+[ "$skipped" -eq 0 ] || echo "($skipped skipped)"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

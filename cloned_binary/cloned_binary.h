@@ -144,7 +144,7 @@ const char *cloned_binary_last_error(void);
 /*
  * The copy step on its own, exported for the benchmark.  Copies size bytes
  * from offset 0 of src to the current offset of dst, handling short
- * writes.  AUTO is mmap + write, falling back to sendfile, then read/write.
+ * writes.  AUTO is sendfile, falling back to mmap + write, then read/write.
  * Returns 0, -EIO if the source ended early, or -errno.
  */
 enum cloned_binary_copy {

@@ -1,0 +1,818 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Unit tests for cloned_binary, in the manner of the kernel's memfd_test.c:
+ * assert_* / fail_* pairs on the fds the library hands back.
+ *
+ *   cloned_binary_test CASE     run one case (CTest runs each in its own
+ *                               process, with a timeout)
+ *   cloned_binary_test --list   print the case names
+ *
+ * Exit 0 pass, 1 fail, 77 skip (only when CI is not "true": in CI a
+ * missing requirement fails).  Cases that need a vm.memfd_noexec level set
+ * it in a child PID namespace, never in the initial one.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cloned_binary.h"
+#include "fakekernel.h"
+#include "macro.h"
+#include "missing_syscall.h"
+
+#define SKIP 77
+
+static const char *current;
+
+_noreturn_ _printf_(1, 2) static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "FAIL %s: ", current);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(1);
+}
+
+_noreturn_ static void skip(const char *why)
+{
+	const char *ci = getenv("CI");
+
+	if (ci && strcmp(ci, "true") == 0)
+		die("requirement missing in CI: %s", why);
+	fprintf(stderr, "SKIP %s: %s\n", current, why);
+	exit(SKIP);
+}
+
+/* ---- assert/fail pairs ----------------------------------------------------
+ */
+
+static void assert_seals(int fd, unsigned need)
+{
+	int seals = fcntl(fd, F_GET_SEALS);
+
+	if (seals < 0)
+		die("F_GET_SEALS: %m");
+	if (((unsigned)seals & need) != need)
+		die("seals 0x%x lack 0x%x", seals, need);
+}
+
+static void assert_no_seal(int fd, unsigned bit)
+{
+	int seals = fcntl(fd, F_GET_SEALS);
+
+	if (seals < 0)
+		die("F_GET_SEALS: %m");
+	if ((unsigned)seals & bit)
+		die("seals 0x%x unexpectedly have 0x%x", seals, bit);
+}
+
+static void assert_mode(int fd, mode_t want)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		die("fstat: %m");
+	if ((st.st_mode & 07777) != want)
+		die("mode 0%o, expected 0%o", st.st_mode & 07777, want);
+}
+
+static void assert_unlinked(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		die("fstat: %m");
+	if (st.st_nlink != 0)
+		die("nlink %lu, expected 0", (unsigned long)st.st_nlink);
+}
+
+static void assert_is_sealed(int fd, int want)
+{
+	int r = cloned_binary_is_sealed(fd);
+
+	if (r != want)
+		die("cloned_binary_is_sealed = %d, expected %d", r, want);
+}
+
+static void fail_write(int fd)
+{
+	if (pwrite(fd, "x", 1, 0) >= 0)
+		die("pwrite to sealed copy succeeded");
+	if (errno != EPERM)
+		die("pwrite: %m, expected EPERM");
+}
+
+static void fail_ftruncate(int fd)
+{
+	struct stat st;
+
+	if (fstat(fd, &st) < 0)
+		die("fstat: %m");
+	if (ftruncate(fd, 0) == 0 || errno != EPERM)
+		die("shrinking ftruncate: %s",
+		    errno ? strerror(errno) : "succeeded");
+	errno = 0;
+	if (ftruncate(fd, st.st_size + 4096) == 0 || errno != EPERM)
+		die("growing ftruncate: %s",
+		    errno ? strerror(errno) : "succeeded");
+}
+
+static void fail_mmap_shared_writable(int fd)
+{
+	void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+
+	if (p != MAP_FAILED)
+		die("shared writable mmap of sealed copy succeeded");
+	if (errno != EPERM)
+		die("shared writable mmap: %m, expected EPERM");
+}
+
+static void fail_chmod_x(int fd)
+{
+	if (fchmod(fd, 0444) == 0)
+		die("fchmod clearing x bits succeeded despite F_SEAL_EXEC");
+	if (errno != EPERM)
+		die("fchmod 0444: %m, expected EPERM");
+	if (fchmod(fd, 0554) == 0)
+		die("fchmod 0554 succeeded despite F_SEAL_EXEC");
+}
+
+static void fail_add_seals(int fd)
+{
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE) == 0 || errno != EPERM)
+		die("F_ADD_SEALS after F_SEAL_SEAL: %s",
+		    errno ? strerror(errno) : "succeeded");
+}
+
+/* The copy must be byte-identical to the source. */
+static void assert_same_content(int fd, int src)
+{
+	_cleanup_close_ int rfd = -EBADF;
+	char path[64], a[65536], b[65536];
+	off_t off = 0;
+
+	/* O_PATH fds cannot be read: reopen through /proc. */
+	(void)snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	rfd = open(path, O_RDONLY | O_CLOEXEC);
+	if (rfd < 0)
+		die("reopen copy: %m");
+	for (;;) {
+		ssize_t n = pread(src, a, sizeof(a), off);
+		ssize_t m = pread(rfd, b, sizeof(b), off);
+
+		if (n < 0 || m < 0)
+			die("pread: %m");
+		if (n != m || memcmp(a, b, (size_t)n) != 0)
+			die("copy differs from source at offset %lld",
+			    (long long)off);
+		if (n == 0)
+			return;
+		off += n;
+	}
+}
+
+static int count_fds(void)
+{
+	DIR *d = opendir("/proc/self/fd");
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		die("opendir /proc/self/fd: %m");
+	while ((de = readdir(d)))
+		n += de->d_name[0] != '.';
+	closedir(d);
+	return n - 1;
+}
+
+static int count_entries(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	int n = 0;
+
+	if (!d)
+		die("opendir %s: %m", dir);
+	while ((de = readdir(d)))
+		n += strcmp(de->d_name, ".") != 0 &&
+		     strcmp(de->d_name, "..") != 0;
+	closedir(d);
+	return n;
+}
+
+static int open_self(void)
+{
+	int fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		die("open /proc/self/exe: %m");
+	return fd;
+}
+
+static void require_root(void)
+{
+	if (geteuid() != 0)
+		skip("needs root");
+}
+
+/* Becomes PID 1 of a new PID namespace at the given level; the parent
+ * waits and exits with the child's status.  Only the child returns. */
+static void enter_level(int level)
+{
+	int status, fd;
+	char buf[4];
+	pid_t pid;
+
+	require_root();
+	if (unshare(CLONE_NEWPID) < 0)
+		skip("unshare(CLONE_NEWPID) failed");
+	pid = fork();
+	if (pid < 0)
+		die("fork: %m");
+	if (pid > 0) {
+		if (waitpid(pid, &status, 0) < 0)
+			die("waitpid: %m");
+		exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+	}
+	fd = open("/proc/sys/vm/memfd_noexec", O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		skip("no /proc/sys/vm/memfd_noexec (kernel before 6.3?)");
+	(void)snprintf(buf, sizeof(buf), "%d\n", level);
+	if (write(fd, buf, strlen(buf)) < 0)
+		die("set vm.memfd_noexec=%d in child namespace: %m", level);
+	close(fd);
+	if (cloned_binary_memfd_noexec() != level)
+		die("cloned_binary_memfd_noexec() = %d, expected %d",
+		    cloned_binary_memfd_noexec(), level);
+}
+
+static void emulate(const char *profiles, const char *fail_spec)
+{
+	const char *specs[1] = {fail_spec};
+	int r = fakekernel_load(profiles ? profiles : "", specs,
+				fail_spec ? 1 : 0);
+
+	if (r < 0)
+		die("fakekernel_load(%s, %s): %s", profiles ? profiles : "",
+		    fail_spec ? fail_spec : "", strerror(-r));
+}
+
+static int do_clone(enum cloned_binary_request req, const char *tmpdir,
+		    enum cloned_binary_method expect, int *ret_fd)
+{
+	struct cloned_binary_options opts = {.request = req, .tmpdir = tmpdir};
+	_cleanup_close_ int src = open_self();
+	enum cloned_binary_method m;
+	int fd, r;
+
+	r = cloned_binary_clone(src, &opts, &m, &fd);
+	if (r < 0)
+		return r;
+	if (m != expect)
+		die("method %s, expected %s", cloned_binary_method_to_string(m),
+		    cloned_binary_method_to_string(expect));
+	assert_same_content(fd, src);
+	*ret_fd = fd;
+	return 0;
+}
+
+static int must_clone(enum cloned_binary_request req, const char *tmpdir,
+		      enum cloned_binary_method expect)
+{
+	int fd, r;
+
+	r = do_clone(req, tmpdir, expect, &fd);
+	if (r < 0)
+		die("cloned_binary_clone: %s (%s)", strerror(-r),
+		    cloned_binary_last_error());
+	return fd;
+}
+
+static void must_fail_clone(enum cloned_binary_request req, int want,
+			    const char *msg_part)
+{
+	int before = count_fds(), fd = -EBADF, r;
+
+	r = do_clone(req, NULL, CLONED_BINARY_METHOD_AUTO, &fd);
+	if (r != want)
+		die("cloned_binary_clone = %d (%s), expected %d (%s)", r,
+		    r < 0 ? strerror(-r) : "success", want, strerror(-want));
+	if (count_fds() != before)
+		die("fd leaked on failure: %d before, %d after", before,
+		    count_fds());
+	if (msg_part && !strstr(cloned_binary_last_error(), msg_part))
+		die("last error '%s' lacks '%s'", cloned_binary_last_error(),
+		    msg_part);
+}
+
+static void check_memfd_exec_copy(int fd)
+{
+	assert_seals(fd, CLONED_BINARY_MEMFD_SEALS | F_SEAL_EXEC);
+	assert_mode(fd, 0555);
+	assert_is_sealed(fd, 1);
+	fail_write(fd);
+	fail_ftruncate(fd);
+	fail_mmap_shared_writable(fd);
+	fail_chmod_x(fd);
+	fail_add_seals(fd);
+}
+
+static void check_tmpfile_copy(int fd)
+{
+	assert_unlinked(fd);
+	assert_mode(fd, 0500);
+	assert_is_sealed(fd, 1);
+	/* O_PATH: no data access through this fd at all. */
+	if (pwrite(fd, "x", 1, 0) >= 0 || errno != EBADF)
+		die("pwrite through the O_PATH fd: %s",
+		    errno ? strerror(errno) : "succeeded");
+	if (fcntl(fd, F_GETFL) < 0 || !(fcntl(fd, F_GETFL) & O_PATH))
+		die("tmpfile copy is not an O_PATH fd");
+}
+
+/* ---- cases ----------------------------------------------------------------
+ */
+
+static void case_memfd_exec_level0(void)
+{
+	enter_level(0);
+	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
+					    CLONED_BINARY_METHOD_MEMFD_EXEC);
+	check_memfd_exec_copy(fd);
+}
+
+static void case_memfd_exec_level1(void)
+{
+	enter_level(1);
+	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
+					    CLONED_BINARY_METHOD_MEMFD_EXEC);
+	check_memfd_exec_copy(fd);
+}
+
+static void case_level2_falls_back(void)
+{
+	enter_level(2);
+	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
+					    CLONED_BINARY_METHOD_TMPFILE);
+	check_tmpfile_copy(fd);
+}
+
+static void case_level2_memfd_only_fails(void)
+{
+	enter_level(2);
+	must_fail_clone(CLONED_BINARY_REQUEST_MEMFD, -EACCES,
+			"vm.memfd_noexec=2");
+}
+
+static void case_request_tmpfile(void)
+{
+	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_TMPFILE, NULL,
+					    CLONED_BINARY_METHOD_TMPFILE);
+	check_tmpfile_copy(fd);
+}
+
+/* A private tmpfs, noexec or not; nothing may be left in it afterwards. */
+static void case_tmpdir_noexec_refused(void)
+{
+	struct cloned_binary_options opts = {
+		.request = CLONED_BINARY_REQUEST_TMPFILE,
+		.tmpdir = "/tmp/cbtest-noexec",
+	};
+	_cleanup_close_ int src = open_self();
+	enum cloned_binary_method m;
+	int fd = -EBADF, r;
+
+	require_root();
+	if (unshare(CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		skip("private mount namespace");
+	(void)mkdir("/tmp/cbtest-noexec", 0700);
+	(void)mkdir("/tmp/cbtest-exec", 0700);
+	if (mount("tmpfs", "/tmp/cbtest-noexec", "tmpfs", MS_NOEXEC, NULL) <
+		    0 ||
+	    mount("tmpfs", "/tmp/cbtest-exec", "tmpfs", 0, NULL) < 0)
+		die("mount tmpfs: %m");
+
+	r = cloned_binary_clone(src, &opts, &m, &fd);
+	if (r != -EACCES)
+		die("clone into noexec dir = %d, expected -EACCES", r);
+
+	opts.tmpdir = "/tmp/cbtest-exec";
+	r = cloned_binary_clone(src, &opts, &m, &fd);
+	if (r < 0)
+		die("clone into exec dir: %s", cloned_binary_last_error());
+	check_tmpfile_copy(fd);
+	if (count_entries("/tmp/cbtest-exec") != 0)
+		die("files left behind in the tmpfile directory");
+	safe_close(fd);
+	(void)umount("/tmp/cbtest-noexec");
+	(void)umount("/tmp/cbtest-exec");
+	(void)rmdir("/tmp/cbtest-noexec");
+	(void)rmdir("/tmp/cbtest-exec");
+}
+
+static void case_emul_61(void)
+{
+	struct cloned_binary_features f;
+
+	emulate("6.1", NULL);
+	cloned_binary_features(&f);
+	if (!f.memfd_create || f.mfd_exec || f.seal_exec)
+		die("probe under 6.1: memfd_create=%d mfd_exec=%d seal_exec=%d",
+		    f.memfd_create, f.mfd_exec, f.seal_exec);
+	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
+					    CLONED_BINARY_METHOD_MEMFD);
+	assert_seals(fd, CLONED_BINARY_MEMFD_SEALS);
+	assert_no_seal(fd, F_SEAL_EXEC);
+	assert_mode(fd, 0555);
+	assert_is_sealed(fd, 1);
+	fail_write(fd);
+	fail_ftruncate(fd);
+	fail_mmap_shared_writable(fd);
+}
+
+static void case_emul_nomemfd(void)
+{
+	struct cloned_binary_features f;
+
+	emulate("nomemfd", NULL);
+	cloned_binary_features(&f);
+	if (f.memfd_create)
+		die("probe under nomemfd says memfd_create exists");
+	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
+					    CLONED_BINARY_METHOD_TMPFILE);
+	check_tmpfile_copy(fd);
+	must_fail_clone(CLONED_BINARY_REQUEST_MEMFD, -ENOSYS, "memfd");
+}
+
+static void case_emul_nomemfd_notmpfile(void)
+{
+	emulate("nomemfd,notmpfile", NULL);
+	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, "/tmp",
+					    CLONED_BINARY_METHOD_MKOSTEMP);
+	check_tmpfile_copy(fd);
+	{
+		/* No name may remain after the unlink. */
+		DIR *d = opendir("/tmp");
+		struct dirent *de;
+
+		while (d && (de = readdir(d)))
+			if (strncmp(de->d_name, ".cloned_binary-", 15) == 0)
+				die("left behind /tmp/%s", de->d_name);
+		if (d)
+			closedir(d);
+	}
+}
+
+/* A kernel whose probe said MFD_EXEC exists but refuses the flag with
+ * EINVAL: the EINVAL retry must run. */
+static void case_mfd_exec_einval_retry(void)
+{
+	struct cloned_binary_features f;
+
+	cloned_binary_features(&f); /* probe before the filter */
+	if (!f.mfd_exec)
+		skip("kernel without MFD_EXEC");
+	emulate(NULL, "memfd_create[1&0x10==0x10]=EINVAL");
+	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
+					    CLONED_BINARY_METHOD_MEMFD);
+	assert_seals(fd, CLONED_BINARY_MEMFD_SEALS);
+	assert_mode(fd, 0555);
+}
+
+static void case_seal_exec_einval(void)
+{
+	struct cloned_binary_features f;
+
+	cloned_binary_features(&f);
+	if (!f.seal_exec)
+		skip("kernel without F_SEAL_EXEC");
+	emulate(NULL, "fcntl[1&0xffffffff==1033,2&0x20==0x20]=EINVAL");
+	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
+					    CLONED_BINARY_METHOD_MEMFD);
+	assert_seals(fd, CLONED_BINARY_MEMFD_SEALS);
+	assert_no_seal(fd, F_SEAL_EXEC);
+}
+
+/* A sealing failure is a real error: no fallback, no fd left open. */
+static void case_add_seals_eperm_fails(void)
+{
+	cloned_binary_features(&(struct cloned_binary_features){});
+	emulate(NULL, "fcntl[1&0xffffffff==1033]=EPERM");
+	must_fail_clone(CLONED_BINARY_REQUEST_AUTO, -EPERM, "seal memfd");
+}
+
+static void case_copy_enospc_fails(void)
+{
+	cloned_binary_features(&(struct cloned_binary_features){});
+	emulate(NULL, "sendfile=ENOSPC");
+	must_fail_clone(CLONED_BINARY_REQUEST_AUTO, -ENOSPC, "copy binary");
+}
+
+/* sendfile refusing the source (EINVAL) falls back to mmap + write, and a
+ * failing write then is a real error. */
+static void case_copy_fallbacks(void)
+{
+	cloned_binary_features(&(struct cloned_binary_features){});
+	emulate(NULL, "sendfile=EINVAL");
+	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
+					    CLONED_BINARY_METHOD_MEMFD_EXEC);
+	check_memfd_exec_copy(fd);
+	emulate(NULL, "write=EIO");
+	must_fail_clone(CLONED_BINARY_REQUEST_AUTO, -EIO, "copy binary");
+}
+
+static void case_memfd_eacces_falls_back(void)
+{
+	cloned_binary_features(&(struct cloned_binary_features){});
+	emulate(NULL, "memfd_create=EACCES");
+	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
+					    CLONED_BINARY_METHOD_TMPFILE);
+	check_tmpfile_copy(fd);
+}
+
+static void case_memfd_enomem_fails(void)
+{
+	cloned_binary_features(&(struct cloned_binary_features){});
+	emulate(NULL, "memfd_create[1&0x10==0x10]=ENOMEM");
+	must_fail_clone(CLONED_BINARY_REQUEST_AUTO, -ENOMEM, "create memfd");
+}
+
+static void case_not_regular(void)
+{
+	_cleanup_close_ int fd = -EBADF;
+	struct cloned_binary_options opts = {};
+	enum cloned_binary_method m;
+	int p[2], r;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		die("pipe2: %m");
+	r = cloned_binary_clone(p[0], &opts, &m, &fd);
+	if (r != -EINVAL)
+		die("clone of a pipe = %d, expected -EINVAL", r);
+	close(p[0]);
+	close(p[1]);
+	r = cloned_binary_clone(-1, &opts, &m, &fd);
+	if (r != -EBADF)
+		die("clone of fd -1 = %d, expected -EBADF", r);
+}
+
+static int make_memfd(unsigned flags, const char *content)
+{
+	int fd = missing_memfd_create("cbtest", flags);
+
+	if (fd < 0)
+		die("memfd_create: %m");
+	if (content && write(fd, content, strlen(content)) < 0)
+		die("write: %m");
+	return fd;
+}
+
+/* Table: what is and is not recognised as a sealed clone. */
+static void case_is_sealed_table(void)
+{
+	char path[] = "/tmp/cbtest-XXXXXX";
+	_cleanup_close_ int plain =
+		make_memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING, "x");
+	_cleanup_close_ int partial =
+		make_memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING, "x");
+	_cleanup_close_ int full =
+		make_memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING, "x");
+	_cleanup_close_ int noseal = make_memfd(MFD_CLOEXEC, "x");
+	_cleanup_close_ int disk = -EBADF, unlinked = -EBADF;
+
+	if (fcntl(partial, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0 ||
+	    fcntl(full, F_ADD_SEALS, 0xf) < 0)
+		die("F_ADD_SEALS: %m");
+
+	disk = mkostemp(path, O_CLOEXEC);
+	if (disk < 0)
+		die("mkostemp: %m");
+	if (fchmod(disk, 0555) < 0)
+		die("fchmod: %m");
+
+	assert_is_sealed(plain, 0);
+	assert_is_sealed(partial, 0);
+	assert_is_sealed(noseal, 0); /* seals are F_SEAL_SEAL only */
+	assert_is_sealed(full, 1);
+	assert_is_sealed(disk, 0); /* linked: still reachable on disk */
+
+	unlinked = open(path, O_RDONLY | O_CLOEXEC);
+	if (unlink(path) < 0)
+		die("unlink: %m");
+	assert_is_sealed(unlinked, 1); /* unlinked, no write bits */
+	if (fchmod(disk, 0755) < 0)
+		die("fchmod: %m");
+	assert_is_sealed(unlinked, 0); /* unlinked but writable */
+	if (cloned_binary_is_sealed(-1) != -EBADF)
+		die("is_sealed(-1) did not return -EBADF");
+}
+
+static void case_exec_refuses_unsealed(void)
+{
+	_cleanup_close_ int fd =
+		make_memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING, NULL);
+	_cleanup_close_ int src = open("/bin/true", O_RDONLY | O_CLOEXEC);
+	char *argv[] = {"true", NULL};
+	int r;
+
+	if (src < 0)
+		die("open /bin/true: %m");
+	if (cloned_binary_copy(fd, src, (size_t)lseek(src, 0, SEEK_END),
+			       CLONED_BINARY_COPY_AUTO) < 0)
+		die("copy: %m");
+	r = cloned_binary_exec(fd, argv, argv + 1);
+	if (r != -ENOEXEC)
+		die("exec of an unsealed memfd = %d, expected -ENOEXEC", r);
+}
+
+/* execveat missing: the /proc/self/fd fallback must run the copy. */
+static void case_exec_without_execveat(void)
+{
+	_cleanup_close_ int src = open("/bin/true", O_RDONLY | O_CLOEXEC);
+	struct cloned_binary_options opts = {};
+	enum cloned_binary_method m;
+	char *argv[] = {"true", NULL};
+	int fd, status;
+	pid_t pid;
+
+	if (src < 0)
+		die("open /bin/true: %m");
+	emulate("noexecveat", NULL);
+	if (cloned_binary_clone(src, &opts, &m, &fd) < 0)
+		die("clone: %s", cloned_binary_last_error());
+	pid = fork();
+	if (pid == 0) {
+		cloned_binary_exec(fd, argv, argv + 1);
+		_exit(42);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		die("copy of /bin/true did not run via /proc/self/fd (status "
+		    "0x%x)",
+		    status);
+	safe_close(fd);
+}
+
+static void case_copy_methods(void)
+{
+	static const enum cloned_binary_copy hows[] = {
+		CLONED_BINARY_COPY_AUTO,
+		CLONED_BINARY_COPY_MMAP,
+		CLONED_BINARY_COPY_SENDFILE,
+		CLONED_BINARY_COPY_READWRITE,
+	};
+	_cleanup_close_ int src = make_memfd(MFD_CLOEXEC, NULL);
+	size_t size = 3 * 1024 * 1024 + 17;
+	_cleanup_free_ char *buf = malloc(size);
+
+	if (!buf)
+		die("malloc");
+	for (size_t i = 0; i < size; i++)
+		buf[i] = (char)(i * 2654435761U >> 13);
+	if (write(src, buf, size) != (ssize_t)size)
+		die("write source: %m");
+
+	for (size_t i = 0; i < ELEMENTSOF(hows); i++) {
+		_cleanup_close_ int dst = make_memfd(MFD_CLOEXEC, NULL);
+		_cleanup_close_ int dst2 = make_memfd(MFD_CLOEXEC, NULL);
+		int r;
+
+		r = cloned_binary_copy(dst, src, size, hows[i]);
+		if (r < 0)
+			die("copy method %zu: %s", i, strerror(-r));
+		assert_same_content(dst, src);
+		/* Asking for more than the source has: -EIO, not a short copy.
+		 */
+		r = cloned_binary_copy(dst2, src, size + 8192, hows[i]);
+		if (r != -EIO)
+			die("copy method %zu of a short source = %d, expected "
+			    "-EIO",
+			    i, r);
+	}
+}
+
+static void case_features_override(void)
+{
+	struct cloned_binary_features none = {.o_tmpfile = true,
+					      .execveat = true};
+
+	cloned_binary_features_override(&none);
+	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
+					    CLONED_BINARY_METHOD_TMPFILE);
+	check_tmpfile_copy(fd);
+	none.o_tmpfile = false;
+	cloned_binary_features_override(&none);
+	_cleanup_close_ int fd2 = must_clone(CLONED_BINARY_REQUEST_AUTO, "/tmp",
+					     CLONED_BINARY_METHOD_MKOSTEMP);
+	check_tmpfile_copy(fd2);
+	cloned_binary_features_override(NULL);
+	_cleanup_close_ int fd3 =
+		must_clone(CLONED_BINARY_REQUEST_TMPFILE, NULL,
+			   CLONED_BINARY_METHOD_TMPFILE);
+}
+
+static void case_names(void)
+{
+	if (strcmp(cloned_binary_method_to_string(
+			   CLONED_BINARY_METHOD_MEMFD_EXEC),
+		   "memfd-exec") != 0 ||
+	    strcmp(cloned_binary_method_to_string(CLONED_BINARY_METHOD_MEMFD),
+		   "memfd") != 0 ||
+	    strcmp(cloned_binary_method_to_string(CLONED_BINARY_METHOD_TMPFILE),
+		   "tmpfile") != 0 ||
+	    strcmp(cloned_binary_method_to_string(
+			   CLONED_BINARY_METHOD_MKOSTEMP),
+		   "mkostemp") != 0 ||
+	    strcmp(cloned_binary_method_to_string(99), "unknown") != 0)
+		die("method names");
+	if (cloned_binary_request_from_string("memfd") !=
+		    CLONED_BINARY_REQUEST_MEMFD ||
+	    cloned_binary_request_from_string("tmpfile") !=
+		    CLONED_BINARY_REQUEST_TMPFILE ||
+	    cloned_binary_request_from_string("auto") !=
+		    CLONED_BINARY_REQUEST_AUTO ||
+	    cloned_binary_request_from_string("Memfd") != -EINVAL ||
+	    cloned_binary_request_from_string("") != -EINVAL ||
+	    cloned_binary_request_from_string(NULL) != -EINVAL)
+		die("request names");
+}
+
+static void case_emul_63_level2(void)
+{
+	/* The 6.3-6.5.2 bug: flag-less memfd_create is EINVAL at level 2
+	 * while MFD_EXEC gets through.  With the sysctl reading 2 the loader
+	 * must not use a memfd at all. */
+	enter_level(2);
+	emulate("6.3-level2", NULL);
+	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
+					    CLONED_BINARY_METHOD_TMPFILE);
+	check_tmpfile_copy(fd);
+}
+
+static const struct {
+	const char *name;
+	void (*fn)(void);
+} cases[] = {
+	{"memfd_exec_level0", case_memfd_exec_level0},
+	{"memfd_exec_level1", case_memfd_exec_level1},
+	{"level2_falls_back", case_level2_falls_back},
+	{"level2_memfd_only_fails", case_level2_memfd_only_fails},
+	{"request_tmpfile", case_request_tmpfile},
+	{"tmpdir_noexec_refused", case_tmpdir_noexec_refused},
+	{"emul_61", case_emul_61},
+	{"emul_nomemfd", case_emul_nomemfd},
+	{"emul_nomemfd_notmpfile", case_emul_nomemfd_notmpfile},
+	{"emul_63_level2", case_emul_63_level2},
+	{"mfd_exec_einval_retry", case_mfd_exec_einval_retry},
+	{"seal_exec_einval", case_seal_exec_einval},
+	{"add_seals_eperm_fails", case_add_seals_eperm_fails},
+	{"copy_enospc_fails", case_copy_enospc_fails},
+	{"copy_fallbacks", case_copy_fallbacks},
+	{"memfd_eacces_falls_back", case_memfd_eacces_falls_back},
+	{"memfd_enomem_fails", case_memfd_enomem_fails},
+	{"not_regular", case_not_regular},
+	{"is_sealed_table", case_is_sealed_table},
+	{"exec_refuses_unsealed", case_exec_refuses_unsealed},
+	{"exec_without_execveat", case_exec_without_execveat},
+	{"copy_methods", case_copy_methods},
+	{"features_override", case_features_override},
+	{"names", case_names},
+};
+
+int main(int argc, char *argv[])
+{
+	if (argc == 2 && strcmp(argv[1], "--list") == 0) {
+		for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+			puts(cases[i].name);
+		return 0;
+	}
+	if (argc != 2) {
+		fprintf(stderr, "Usage: cloned_binary_test CASE|--list\n");
+		return 2;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(cases); i++)
+		if (strcmp(argv[1], cases[i].name) == 0) {
+			current = cases[i].name;
+			cases[i].fn();
+			printf("PASS %s\n", current);
+			return 0;
+		}
+	fprintf(stderr, "cloned_binary_test: unknown case '%s'; see --list\n",
+		argv[1]);
+	return 2;
+}

@@ -246,8 +246,17 @@ static void enter_level(int level)
 	if (pid > 0) {
 		if (waitpid(pid, &status, 0) < 0)
 			die("waitpid: %m");
-		exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
+		/* _exit: after unshare(CLONE_NEWPID) our own new threads
+		 * (LeakSanitizer's tracer) would land in the dead namespace. */
+		_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 1);
 	}
+	/* A /proc of our own namespace, so that getpid()-based /proc paths
+	 * (as LeakSanitizer uses) resolve to us and not to the host's pid 1. */
+	if (unshare(CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		  NULL) < 0)
+		die("mount a private /proc: %m");
 	fd = open("/proc/sys/vm/memfd_noexec", O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
 		skip("no /proc/sys/vm/memfd_noexec (kernel before 6.3?)");

@@ -58,6 +58,30 @@ ensure_test_user() {
 		--shell /bin/sh "$TEST_USER" >/dev/null 2>&1 || id -u "$TEST_USER" >/dev/null 2>&1
 }
 
+# stage_user_binaries: copies the test binaries into a fresh world-readable
+# directory, since the build tree may sit below a directory the test user
+# cannot traverse (a CI clone under /root).  Sets U_SEALEXEC, U_SELFCHECK,
+# U_ATTACK, U_FAKEKERNEL and USER_BIN; unstage_user_binaries removes it.
+stage_user_binaries() {
+	USER_BIN="$(mktemp -d /tmp/cbtest-bin.XXXXXX)"
+	chmod 0755 "$USER_BIN"
+	local b
+	for b in "$SEALEXEC" "$SELFCHECK" "$ATTACK" "$FAKEKERNEL" "$ENSURE_HELPER"; do
+		[ -e "$b" ] && install -m 0755 "$b" "$USER_BIN/"
+	done
+	U_SEALEXEC="$USER_BIN/sealexec"
+	U_SELFCHECK="$USER_BIN/selfcheck"
+	U_ATTACK="$USER_BIN/cbtest-attack"
+	U_FAKEKERNEL="$USER_BIN/fakekernel"
+	export USER_BIN U_SEALEXEC U_SELFCHECK U_ATTACK U_FAKEKERNEL
+}
+
+unstage_user_binaries() {
+	case "${USER_BIN:-}" in
+	/tmp/cbtest-bin.*) rm -rf -- "$USER_BIN" ;;
+	esac
+}
+
 # as_user CMD...: run CMD as the unprivileged test user (from root).
 as_user() {
 	setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups \

@@ -6,6 +6,14 @@
 
 load helpers
 
+setup_file() {
+	stage_user_binaries
+}
+
+teardown_file() {
+	unstage_user_binaries
+}
+
 setup() {
 	[ -x "$SEALEXEC" ] || { echo "sealexec not built at $SEALEXEC" >&2; return 1; }
 	HOST_LEVEL_BEFORE="$(host_level)"
@@ -132,7 +140,7 @@ teardown() {
 	for level in 0 1 2; do
 		run at_level "$level" setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
 			--init-groups --inh-caps=-all -- \
-			"$SEALEXEC" --debug "$SELFCHECK"
+			"$U_SEALEXEC" --debug "$U_SELFCHECK"
 		echo "level $level: $output"
 		assert_status 0
 		if [ "$level" = 2 ]; then
@@ -149,7 +157,7 @@ teardown() {
 	requires root user memfd_noexec
 	run at_level 2 setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
 		--init-groups --inh-caps=-all -- \
-		"$SEALEXEC" --tmpdir=/root "$SELFCHECK"
+		"$U_SEALEXEC" --tmpdir=/root "$U_SELFCHECK"
 	assert_status 126
 	assert_output_contains "Failed to make a sealed copy"
 	assert_output_contains "/root"
@@ -180,18 +188,18 @@ teardown() {
 @test "emulated 6.1 as user" {
 	requires root user seccomp fakekernel
 	run setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --inh-caps=-all -- \
-		"$FAKEKERNEL" --kernel=6.1 -- "$SEALEXEC" --debug "$SELFCHECK" --expect-method=memfd --expect-seals=0xf
+		"$U_FAKEKERNEL" --kernel=6.1 -- "$U_SEALEXEC" --debug "$U_SELFCHECK" --expect-method=memfd --expect-seals=0xf
 	assert_status 0
 	assert_marker memfd
 }
 
-@test "emulated no memfd_create (before 3.17): tmpfile" {
-	requires root seccomp fakekernel
+@test "emulated no memfd_create (before 3.17): tmpfile, root and user" {
+	requires root user seccomp fakekernel
 	run "$FAKEKERNEL" --kernel=nomemfd -- "$SEALEXEC" --debug "$SELFCHECK" --expect-method=tmpfile
 	assert_status 0
 	assert_marker tmpfile
 	run setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --inh-caps=-all -- \
-		"$FAKEKERNEL" --kernel=nomemfd -- "$SEALEXEC" --debug "$SELFCHECK" --expect-method=tmpfile
+		"$U_FAKEKERNEL" --kernel=nomemfd -- "$U_SEALEXEC" --debug "$U_SELFCHECK" --expect-method=tmpfile
 	assert_status 0
 	assert_marker tmpfile
 }
@@ -252,10 +260,10 @@ teardown() {
 @test "attack as the unprivileged user" {
 	requires root user
 	copy="/tmp/cbtest-attack-$$"
-	cp "$SELFCHECK" "$copy"
+	cp "$U_SELFCHECK" "$copy"
 	chown "$TEST_USER" "$copy"
 	run setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --inh-caps=-all -- \
-		"$ATTACK" "$copy" -- "$SEALEXEC" "$copy" --hold
+		"$U_ATTACK" "$copy" -- "$U_SEALEXEC" "$copy" --hold
 	rm -f "$copy"
 	assert_status 0
 	assert_output_contains "attack: defeated"

@@ -294,3 +294,21 @@ teardown() {
 	assert_status 1
 	assert_output_contains "after one re-exec"
 }
+
+@test "every emulated kernel, as the unprivileged user" {
+	requires root user seccomp fakekernel memfd_noexec
+	# profile:expected marker.  6.3-level2 runs at a real level 0, where
+	# the faked sysctl reads 2 and MFD_EXEC would still be let through.
+	for pair in 6.1:memfd nomemfd:tmpfile nomemfd,notmpfile:mkostemp \
+		6.3-level2:tmpfile noexecveat:memfd-exec notmpfile:memfd-exec; do
+		profile="${pair%%:*}" want="${pair#*:}"
+		run at_level 0 setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
+			--init-groups --inh-caps=-all -- \
+			"$U_FAKEKERNEL" --kernel="$profile" -- \
+			"$U_SEALEXEC" --debug --tmpdir=/tmp "$U_SELFCHECK"
+		echo "$profile: $output"
+		assert_status 0
+		assert_marker "$want"
+		assert_output_contains "selfcheck: ok"
+	done
+}

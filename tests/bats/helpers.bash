@@ -26,7 +26,7 @@ missing() {
 	skip "requires $*"
 }
 
-# requires root|userns|seccomp|memfd_noexec|fakekernel|user ...
+# requires root|userns|seccomp|memfd_noexec|fakekernel|user|runc ...
 requires() {
 	local r
 	for r in "$@"; do
@@ -43,6 +43,8 @@ requires() {
 			[ -x "$FAKEKERNEL" ] || missing "fakekernel at $FAKEKERNEL" || return 1 ;;
 		user)
 			ensure_test_user || missing "an unprivileged user $TEST_USER" || return 1 ;;
+		runc)
+			[ -x "$RUNC" ] || missing "runc at $RUNC (contrib/runc/build.sh)" || return 1 ;;
 		*)
 			echo "requires: unknown requirement '$r'" >&2
 			return 1 ;;
@@ -128,3 +130,8 @@ assert_output_contains() {
 		return 1
 	fi
 }
+
+# ---- runc (tests/bats/runc.bats) -------------------------------------------
+# The patched runc that contrib/runc/build.sh builds; RUNC=path overrides.
+RUNC="${RUNC:-$REPO_ROOT/build/runc}"
+

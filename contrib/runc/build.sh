@@ -1,0 +1,118 @@
+#!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
+#
+# Builds runc with memfd-toolkit's sealed W^X loader in place of runc's own
+# libcontainer/nsenter/cloned_binary.c.  Output: build/runc (repo root).
+#
+#   RUNC_SRC   runc 1.1.x source tree to build
+#              (default: Debian's, /usr/share/gocode/src/github.com/opencontainers/runc)
+#   OUT        output binary (default: <repo>/build/runc)
+#
+# Steps: copy RUNC_SRC into a private GOPATH under build/runc-src/ (wiped
+# every run), delete runc's cloned_binary.c there, copy in our loader and
+# contrib/runc/runc_loader_shim.c, apply contrib/runc/patches/*.patch in order
+# (any patch that does not apply exactly is fatal), then go build in GOPATH
+# mode against Debian's packaged Go dependencies.
+set -eu
+
+die() {
+	echo "build.sh: $*" >&2
+	exit 1
+}
+
+need_pkg() {
+	for p in "$@"; do
+		dpkg -s "$p" >/dev/null 2>&1 || {
+			apt-get update
+			apt-get install -y "$p"
+		}
+	done
+}
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+RUNC_SRC=${RUNC_SRC:-/usr/share/gocode/src/github.com/opencontainers/runc}
+OUT=${OUT:-$TOP/build/runc}
+GOPRIV=$TOP/build/runc-src
+DEST=$GOPRIV/src/github.com/opencontainers/runc
+NSENTER=$DEST/libcontainer/nsenter
+
+need_pkg golang-go libseccomp-dev patch pkg-config
+# Debian's runc source and the Go packages it imports, for GOPATH mode (an
+# upstream tree's vendor/ directory takes precedence over them).
+need_pkg golang-github-opencontainers-runc-dev
+
+if [ ! -f "$RUNC_SRC/main.go" ] || [ ! -f "$RUNC_SRC/libcontainer/nsenter/nsexec.c" ]; then
+	die "RUNC_SRC=$RUNC_SRC does not look like a runc source tree"
+fi
+grep -q 'ensure_cloned_binary()' "$RUNC_SRC/libcontainer/nsenter/nsexec.c" ||
+	die "RUNC_SRC=$RUNC_SRC: nsexec.c does not call ensure_cloned_binary() (not runc 1.1.x?)"
+
+# The toolkit's version, for `runc --version`.
+LOADER_VERSION=$(sed -n 's/^project(memfd-toolkit VERSION \([^ )]*\).*/\1/p' "$TOP/CMakeLists.txt")
+[ -n "$LOADER_VERSION" ] || die "cannot read the version from $TOP/CMakeLists.txt"
+if desc=$(git -C "$TOP" describe --always --dirty 2>/dev/null); then
+	LOADER_VERSION="$LOADER_VERSION ($desc)"
+fi
+# runc's own version: its VERSION file (upstream tarballs); for Debian's
+# tree, what Debian's runc package prints (version without the Debian
+# revision, and the full package version as the "commit").
+RUNC_COMMIT=
+if [ -f "$RUNC_SRC/VERSION" ]; then
+	RUNC_VERSION=$(cat "$RUNC_SRC/VERSION")
+	RUNC_COMMIT=$(git -C "$RUNC_SRC" rev-parse --short HEAD 2>/dev/null || true)
+elif [ "$RUNC_SRC" = /usr/share/gocode/src/github.com/opencontainers/runc ]; then
+	RUNC_COMMIT=$(dpkg-query -W -f '${Version}' golang-github-opencontainers-runc-dev)
+	RUNC_VERSION=${RUNC_COMMIT%-*}
+else
+	RUNC_VERSION=unknown
+fi
+
+echo "build.sh: runc $RUNC_VERSION from $RUNC_SRC, loader memfd-toolkit $LOADER_VERSION"
+
+rm -rf "$GOPRIV"
+mkdir -p "$(dirname "$DEST")"
+cp -a "$RUNC_SRC" "$DEST"
+# Drop any stale binary that came with the copy.
+rm -f "$DEST/runc"
+
+# Replace runc's loader.  Nothing else in runc uses the symbols it defined
+# (ensure_cloned_binary, memfd_create) or its _LIBCONTAINER_CLONED_BINARY
+# variable; runc_loader_shim.c provides ensure_cloned_binary().
+rm -f "$NSENTER/cloned_binary.c"
+cp "$TOP/cloned_binary/cloned_binary.c" "$TOP/cloned_binary/cloned_binary.h" \
+	"$TOP"/common/*.h "$HERE/runc_loader_shim.c" "$NSENTER/"
+if grep -rq '_LIBCONTAINER_CLONED_BINARY\|runc_cloned:' \
+	--include='*.go' --include='*.c' --include='*.h' "$DEST/libcontainer" "$DEST"/*.go; then
+	die "something in $RUNC_SRC still refers to runc's old cloned_binary.c"
+fi
+
+for p in "$HERE"/patches/*.patch; do
+	[ -e "$p" ] || die "no patches in $HERE/patches"
+	echo "build.sh: applying $(basename "$p")"
+	patch -d "$DEST" -p1 --forward --fuzz=0 --no-backup-if-mismatch -s <"$p" ||
+		die "$(basename "$p") does not apply to $RUNC_SRC"
+done
+# patch(1) leaves .rej/.orig files behind on partial failure; never build one.
+if find "$DEST" -name '*.rej' -o -name '*.orig' | grep -q .; then
+	die "leftover .rej/.orig files in $DEST"
+fi
+
+mkdir -p "$(dirname "$OUT")"
+cd "$DEST"
+# Flags as in Debian's runc 1.1.5 package (go version -m /usr/sbin/runc),
+# so that compare.sh compares loaders, not builds.
+# -trimpath: the binary does not embed build/runc-src paths.  -s -w: no
+# symbol table or DWARF, like Debian's stripped /usr/sbin/runc; every runc
+# init copies the whole binary, so its size is part of the start-up cost
+# (RUNC_KEEP_SYMBOLS=1 keeps them, for debugging).
+strip="-s -w"
+[ "${RUNC_KEEP_SYMBOLS:-0}" = 1 ] && strip=
+GO111MODULE=off GOPATH="$GOPRIV:/usr/share/gocode" GOFLAGS='' \
+	CGO_ENABLED=1 go build -trimpath -tags "seccomp urfave_cli_no_docs" \
+	-ldflags "$strip -X main.version=$RUNC_VERSION -X main.gitCommit=$RUNC_COMMIT -X 'main.loaderVersion=$LOADER_VERSION'" \
+	-o "$OUT.tmp" .
+mv -f "$OUT.tmp" "$OUT"
+"$OUT" --version | grep -q '^loader: sealed W^X (memfd-toolkit ' ||
+	die "$OUT --version does not name the loader"
+echo "build.sh: built $OUT"

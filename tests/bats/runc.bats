@@ -1,0 +1,534 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: Apache-2.0
+# The patched runc (contrib/runc/build.sh, RUNC=path overrides): run, exec
+# and create/start/delete, rootful and rootless, at every vm.memfd_noexec
+# level (each in a child PID namespace) and under the emulated kernels of
+# fakekernel; plus CVE-2019-5736-style write attempts on runc init's binary.
+#
+# Every runc runs with --debug; the loader's markers reach its stderr as
+# nsexec log lines:  msg="nsexec[PID]: cloned_binary: using memfd-exec".
+
+load helpers
+
+BUNDLE_DIR="$BUILD_DIR/bundle-runc"
+ROOTFS="$BUNDLE_DIR/rootfs"
+
+need_pkg() {
+	local p
+	for p in "$@"; do
+		dpkg -s "$p" >/dev/null 2>&1 || {
+			apt-get update && apt-get install -y "$p"
+		} >/dev/null 2>&1
+	done
+}
+
+# A read-only busybox rootfs and the two base configs, made once.
+setup_file() {
+	[ "$(id -u)" -eq 0 ] && [ -x "$RUNC" ] || return 0
+	need_pkg jq busybox-static util-linux
+	# Run everything from a world-readable copy: the build tree may sit
+	# below a directory the rootless user cannot traverse.
+	stage_user_binaries
+	install -m 0755 "$RUNC" "$USER_BIN/runc"
+	RUNC="$USER_BIN/runc" FAKEKERNEL="$U_FAKEKERNEL"
+	BUNDLE_DIR="$USER_BIN/bundle-runc" ROOTFS="$USER_BIN/bundle-runc/rootfs"
+	export RUNC FAKEKERNEL BUNDLE_DIR ROOTFS
+	rm -rf "$BUNDLE_DIR"
+	mkdir -p "$ROOTFS/bin" "$ROOTFS/proc" "$ROOTFS/dev" "$ROOTFS/sys" \
+		"$ROOTFS/tmp" "$ROOTFS/etc"
+	cp /bin/busybox "$ROOTFS/bin/busybox"
+	local a
+	for a in sh true sleep cat ls readlink echo; do
+		ln -s busybox "$ROOTFS/bin/$a"
+	done
+	chmod -R a+rX "$BUNDLE_DIR"
+	(cd "$BUNDLE_DIR" && "$RUNC" spec && mv config.json rootful.json)
+	# `runc spec --rootless` maps the calling user, so the user runs it.
+	if ensure_test_user; then
+		local d
+		d=$(mktemp -d /tmp/runc-bats-spec.XXXXXX)
+		chown "$TEST_USER:" "$d"
+		(cd "$d" && setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
+			--init-groups -- "$RUNC" spec --rootless)
+		mv "$d/config.json" "$BUNDLE_DIR/rootless.json"
+		rm -rf "$d"
+	fi
+	chmod a+r "$BUNDLE_DIR"/*.json
+}
+
+teardown_file() {
+	unstage_user_binaries
+}
+
+setup() {
+	requires root runc || return 1
+	HOST_LEVEL_BEFORE="$(host_level)"
+	RUNC_SUM_BEFORE="$(sha256sum <"$RUNC")"
+	T=$(mktemp -d /tmp/runc-bats.XXXXXX)
+	chmod 755 "$T"
+	STATE="$T/state"
+	mkdir -m 700 "$STATE" "$T/xdg"
+	export T STATE RUNC
+}
+
+teardown() {
+	if [ -n "${T:-}" ] && [ -d "$T" ]; then
+		# Containers left by a failed test: their PID namespace is gone,
+		# so delete -f only has to clean up state and cgroups.
+		local id
+		for id in $(plain_runc list -q 2>/dev/null); do
+			plain_runc delete -f "$id" >/dev/null 2>&1 || true
+		done
+		rm -rf "$T"
+	fi
+	# The host's value must never change, nor the host's runc binary.
+	[ "$(host_level)" = "${HOST_LEVEL_BEFORE:-$(host_level)}" ]
+	[ -z "${RUNC_SUM_BEFORE:-}" ] || [ "$(sha256sum <"$RUNC")" = "$RUNC_SUM_BEFORE" ]
+}
+
+# ---- how runc is started ---------------------------------------------------
+#
+# as MODE [KERNEL [FAIL]]: write $T/runc, the runc command of this test:
+#   [fakekernel --kernel=KERNEL [--fail=FAIL] --] [setpriv to $TEST_USER]
+#   runc --root $STATE
+# MODE is rootful or rootless.  Each call of $T/runc is one runc process,
+# wrapped on its own; the PID namespace (in_level) wraps the whole test.
+as() {
+	MODE="$1" KERNEL="${2:-}"
+	local -a cmd=()
+	[ -z "$KERNEL" ] || cmd+=("$FAKEKERNEL" "--kernel=$KERNEL")
+	[ -z "${3:-}" ] || cmd+=("--fail=$3")
+	[ -z "$KERNEL" ] || cmd+=(--)
+	if [ "$MODE" = rootless ]; then
+		chown "$TEST_USER:" "$STATE" "$T/xdg"
+		cmd+=(setpriv "--reuid=$TEST_USER" "--regid=$TEST_USER"
+			--init-groups --inh-caps=-all --
+			env "XDG_RUNTIME_DIR=$T/xdg" "HOME=$T/xdg")
+	fi
+	cmd+=("$RUNC" --root "$STATE")
+	{
+		echo '#!/bin/bash'
+		printf 'exec'
+		printf ' %q' "${cmd[@]}"
+		printf ' "$@"\n'
+	} >"$T/runc"
+	chmod 755 "$T/runc"
+}
+
+# The same runc without fakekernel, for teardown.
+plain_runc() {
+	if [ "${MODE:-rootful}" = rootless ]; then
+		setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups -- \
+			env XDG_RUNTIME_DIR="$T/xdg" "$RUNC" --root "$STATE" "$@"
+	else
+		"$RUNC" --root "$STATE" "$@"
+	fi
+}
+
+# in_level N CMD...: CMD as root in a new PID namespace (and mount
+# namespace, with its own /proc, which runc needs to find its children)
+# whose vm.memfd_noexec was set to N there.  N "host": no new namespace.
+# Never writes the initial namespace's value.
+in_level() {
+	local level="$1"
+	shift
+	if [ "$level" = host ]; then
+		"$@"
+		return
+	fi
+	unshare --pid --fork --kill-child --mount-proc -- sh -c \
+		'echo "$0" > /proc/sys/vm/memfd_noexec || exit 125; exec "$@"' \
+		"$level" "$@"
+}
+
+# bundle NAME ARGS...: $T/NAME/config.json for MODE, running ARGS.
+bundle() {
+	local name="$1"
+	shift
+	local args='[]' a
+	# One --arg each: jq --args would take "-c" for its own option.
+	for a in "$@"; do
+		args=$(jq -c --arg a "$a" '. + [$a]' <<<"$args")
+	done
+	mkdir -p "$T/$name"
+	# fakekernel hides /proc/sys/vm behind a mount, and a user namespace
+	# may mount a new proc only where none is partly hidden; so rootless
+	# containers under fakekernel bind the (PID namespace's own) /proc.
+	jq --arg root "$ROOTFS" --argjson args "$args" \
+		--arg procbind "$([ "$MODE" = rootless ] && [ -n "$KERNEL" ] && echo 1)" '
+		.root.path = $root | .root.readonly = true |
+		.process.terminal = false | .process.args = $args |
+		if $procbind == "1" then .mounts |= map(
+			if .destination == "/proc" then
+				{destination: "/proc", type: "bind", source: "/proc",
+				 options: ["rbind", "nosuid", "noexec", "nodev"]}
+			else . end) else . end' \
+		"$BUNDLE_DIR/$MODE.json" >"$T/$name/config.json"
+	chmod -R a+rX "$T/$name"
+}
+
+# ---- assertions ------------------------------------------------------------
+
+# assert_runc_marker METHOD [FILE]: runc's debug log (FILE, else $output)
+# shows that runc init cloned itself with METHOD and then recognised the
+# clone after the re-exec.  METHOD may be an ERE alternation.
+assert_runc_marker() {
+	local text="${2:+$(cat "$2")}"
+	[ -n "$text" ] || text="$output"
+	if ! grep -qE "msg=\"nsexec\[[0-9]+\]: cloned_binary: using ($1)\"" <<<"$text" ||
+		! grep -qF 'cloned_binary: running from sealed clone"' <<<"$text"; then
+		echo "expected the markers 'cloned_binary: using $1' and" \
+			"'cloned_binary: running from sealed clone' in:" >&2
+		echo "$text" >&2
+		return 1
+	fi
+	if grep -qF 'could not ensure we are a cloned binary' <<<"$text"; then
+		echo "runc init failed to clone itself:" >&2
+		echo "$text" >&2
+		return 1
+	fi
+}
+
+# The method each level must choose (real kernel, or a fakekernel profile;
+# "host": the initial namespace's level).
+method_for() {
+	case "$1" in
+	host) method_for "$(host_level)" ;;
+	0 | 1) echo memfd-exec ;;
+	2) echo 'tmpfile|mkostemp' ;;
+	6.1) echo memfd ;;
+	nomemfd) echo tmpfile ;;
+	nomemfd,notmpfile) echo mkostemp ;;
+	esac
+}
+
+# check_clone_exe METHOD LINK ID: runc init's /proc/PID/exe (LINK) is the
+# clone, not the host binary: an unlinked memfd, or an unlinked file in the
+# container's state directory (the shim points the tmpfile methods there).
+check_clone_exe() {
+	case "$3:$1" in
+	*:memfd*) [[ "$2" == "/memfd:cloned_binary (deleted)" ]] ;;
+	*) [[ "$2" == "$STATE/$3/"*" (deleted)" ]] ;;
+	esac || {
+		echo "runc init runs from '$2', expected a $1 clone" >&2
+		return 1
+	}
+}
+
+# ---- run -------------------------------------------------------------------
+
+# check_run MODE LEVEL [KERNEL]
+check_run() {
+	as "$1" "${3:-}"
+	bundle b /bin/sh -c 'echo container-ran; env; exit 7'
+	run in_level "$2" "$T/runc" --debug run -b "$T/b" ctr
+	assert_status 7
+	assert_output_contains container-ran
+	assert_runc_marker "$(method_for "${3:-$2}")"
+	# The loader's variables stay out of the container.
+	if grep -E '^(_CLONED_BINARY_REEXEC|SEALEXEC_TMPDIR|_LIBCONTAINER_[A-Z]+)=' <<<"$output"; then
+		echo "loader or runc variables leaked into the container" >&2
+		return 1
+	fi
+	# run removes its container.
+	[ -z "$(ls -A "$STATE")" ]
+}
+
+@test "runc --version names the memfd-toolkit loader" {
+	run "$RUNC" --version
+	assert_status 0
+	assert_output_contains "loader: sealed W^X (memfd-toolkit "
+	assert_output_contains "runc version 1.1."
+}
+
+@test "rootful runc run at vm.memfd_noexec=0 uses memfd-exec" {
+	requires memfd_noexec
+	check_run rootful 0
+}
+
+@test "rootful runc run at vm.memfd_noexec=1 uses memfd-exec" {
+	requires memfd_noexec
+	check_run rootful 1
+}
+
+@test "rootful runc run at vm.memfd_noexec=2 falls back to a file" {
+	requires memfd_noexec
+	check_run rootful 2
+}
+
+@test "rootless runc run at vm.memfd_noexec=0 uses memfd-exec" {
+	requires memfd_noexec user userns
+	check_run rootless 0
+}
+
+@test "rootless runc run at vm.memfd_noexec=1 uses memfd-exec" {
+	requires memfd_noexec user userns
+	check_run rootless 1
+}
+
+@test "rootless runc run at vm.memfd_noexec=2 falls back to a file" {
+	requires memfd_noexec user userns
+	check_run rootless 2
+}
+
+# ---- exec ------------------------------------------------------------------
+
+# check_exec MODE LEVEL [KERNEL]: create, exec (the marker of exec's own
+# runc init), delete -f; one PID namespace for all three.
+check_exec() {
+	as "$1" "${3:-}"
+	bundle b /bin/sleep 60
+	run in_level "$2" sh -ec '
+		"$T/runc" create -b "$T/b" ctr </dev/null >/dev/null 2>"$T/create.log"
+		rc=0
+		"$T/runc" --debug exec ctr /bin/sh -c "echo exec-ran; exit 3" || rc=$?
+		"$T/runc" delete -f ctr
+		exit $rc'
+	assert_status 3
+	assert_output_contains exec-ran
+	assert_runc_marker "$(method_for "${3:-$2}")"
+	[ -z "$(ls -A "$STATE")" ]
+}
+
+@test "rootful runc exec at vm.memfd_noexec=0 uses memfd-exec" {
+	requires memfd_noexec
+	check_exec rootful 0
+}
+
+@test "rootful runc exec at vm.memfd_noexec=1 uses memfd-exec" {
+	requires memfd_noexec
+	check_exec rootful 1
+}
+
+@test "rootful runc exec at vm.memfd_noexec=2 falls back to a file" {
+	requires memfd_noexec
+	check_exec rootful 2
+}
+
+@test "rootless runc exec at vm.memfd_noexec=0 uses memfd-exec" {
+	requires memfd_noexec user userns
+	check_exec rootless 0
+}
+
+@test "rootless runc exec at vm.memfd_noexec=1 uses memfd-exec" {
+	requires memfd_noexec user userns
+	check_exec rootless 1
+}
+
+@test "rootless runc exec at vm.memfd_noexec=2 falls back to a file" {
+	requires memfd_noexec user userns
+	check_exec rootless 2
+}
+
+# ---- emulated kernels --------------------------------------------------------
+# At a real level 0, so that only the emulation decides.
+
+@test "fakekernel 6.1: rootful runc run uses memfd" {
+	requires memfd_noexec fakekernel seccomp
+	check_run rootful 0 6.1
+}
+
+@test "fakekernel 6.1: rootless runc run uses memfd" {
+	requires memfd_noexec fakekernel seccomp user userns
+	check_run rootless 0 6.1
+}
+
+@test "fakekernel nomemfd: rootful runc run uses tmpfile" {
+	requires memfd_noexec fakekernel seccomp
+	check_run rootful 0 nomemfd
+}
+
+@test "fakekernel nomemfd: rootless runc run uses tmpfile" {
+	requires memfd_noexec fakekernel seccomp user userns
+	check_run rootless 0 nomemfd
+}
+
+@test "fakekernel nomemfd,notmpfile: rootful runc run uses mkostemp" {
+	requires memfd_noexec fakekernel seccomp
+	check_run rootful 0 nomemfd,notmpfile
+}
+
+@test "fakekernel nomemfd,notmpfile: rootless runc run uses mkostemp" {
+	requires memfd_noexec fakekernel seccomp user userns
+	check_run rootless 0 nomemfd,notmpfile
+}
+
+@test "fakekernel 6.1: rootful runc exec uses memfd" {
+	requires memfd_noexec fakekernel seccomp
+	check_exec rootful 0 6.1
+}
+
+@test "fakekernel nomemfd: rootless runc exec uses tmpfile" {
+	requires memfd_noexec fakekernel seccomp user userns
+	check_exec rootless 0 nomemfd
+}
+
+@test "a loader failure is reported without --debug and stops runc init" {
+	requires memfd_noexec fakekernel seccomp
+	# No memfd, no O_TMPFILE, and every O_EXCL create (mkostemp's) is
+	# refused as if each candidate directory were read-only.
+	as rootful nomemfd,notmpfile 'openat[2&0x80==0x80]=EROFS'
+	bundle b /bin/sh -c 'echo container-ran'
+	run in_level 0 "$T/runc" run -b "$T/b" ctr
+	assert_status 1
+	assert_output_contains 'level=error msg="nsexec['
+	assert_output_contains 'cloned_binary: Failed to find a writable directory that permits exec (tmpfile): Read-only file system'
+	assert_output_contains 'could not ensure we are a cloned binary: Read-only file system'
+	if grep -q container-ran <<<"$output"; then
+		echo "the container ran without a clone" >&2
+		return 1
+	fi
+}
+
+# ---- create, start, delete: nothing left behind -----------------------------
+
+# Named leftovers the tmpfile methods could leave (mkostemp names its file
+# .cloned_binary-XXXXXX before unlinking it; O_TMPFILE never has a name).
+leftovers() {
+	local d
+	for d in "$T/xdg" /run /tmp /var/tmp /dev/shm; do
+		find "$d" -maxdepth 1 -name '.cloned_binary-*' 2>/dev/null
+	done | sort
+}
+
+# check_lifecycle MODE LEVEL [KERNEL]
+check_lifecycle() {
+	local method
+	as "$1" "${3:-}"
+	method=$(method_for "${3:-$2}")
+	bundle b /bin/true
+	leftovers >"$T/leftovers.before"
+	run in_level "$2" sh -ec '
+		cat /proc/self/mountinfo >"$T/mounts.before"
+		"$T/runc" --debug create -b "$T/b" ctr </dev/null >/dev/null 2>"$T/create.log"
+		pid=$("$T/runc" state ctr | jq -r .pid)
+		readlink "/proc/$pid/exe" >"$T/init-exe"
+		ls -A "$STATE/ctr" >"$T/statedir"
+		"$T/runc" start ctr
+		i=0
+		while [ "$("$T/runc" state ctr | jq -r .status)" != stopped ]; do
+			i=$((i + 1))
+			[ $i -lt 100 ] || { echo "container did not stop"; exit 1; }
+			sleep 0.1
+		done
+		"$T/runc" delete ctr
+		cat /proc/self/mountinfo >"$T/mounts.after"'
+	assert_status 0
+	assert_runc_marker "$method" "$T/create.log"
+	check_clone_exe "$method" "$(cat "$T/init-exe")" ctr
+	# While runc init waited, its state directory held runc's files only.
+	if grep -v -x -e exec.fifo -e state.json "$T/statedir"; then
+		echo "unexpected files in the state directory" >&2
+		return 1
+	fi
+	# No state, no mounts, no named temporary files are left.
+	[ -z "$(ls -A "$STATE")" ] || { ls -la "$STATE" >&2; return 1; }
+	diff -u "$T/mounts.before" "$T/mounts.after"
+	leftovers | diff -u "$T/leftovers.before" -
+}
+
+@test "create/start/delete rootful in the initial namespaces leaves nothing" {
+	check_lifecycle rootful host
+}
+
+@test "create/start/delete rootful at vm.memfd_noexec=2 leaves nothing" {
+	requires memfd_noexec
+	check_lifecycle rootful 2
+}
+
+@test "create/start/delete rootless at vm.memfd_noexec=2 leaves nothing" {
+	requires memfd_noexec user userns
+	check_lifecycle rootless 2
+}
+
+@test "create/start/delete rootless under fakekernel mkostemp leaves nothing" {
+	requires memfd_noexec fakekernel seccomp user userns
+	check_lifecycle rootless 0 nomemfd,notmpfile
+}
+
+# ---- CVE-2019-5736 ------------------------------------------------------------
+#
+# With runc init waiting in a created container, try to write its binary:
+#  - from the host, as root, through /proc/PID/exe;
+#  - from inside the container (runc exec), through /proc/1/exe (runc init
+#    is PID 1 there) and through /proc/self/exe;
+#  - the original exploit's way: keep a handle on /proc/1/exe, let runc init
+#    exec the container's process (runc start), then reopen the handle for
+#    writing through /proc/self/fd.
+# Every attempt must fail, and the host's runc must be unchanged (also
+# checked in teardown).
+
+# check_cve MODE LEVEL
+check_cve() {
+	local method
+	as "$1"
+	method=$(method_for "$2")
+	bundle b /bin/sleep 60
+	run in_level "$2" sh -ec '
+		"$T/runc" --debug create -b "$T/b" ctr </dev/null >/dev/null 2>"$T/create.log"
+		pid=$("$T/runc" state ctr | jq -r .pid)
+		readlink "/proc/$pid/exe" >"$T/init-exe"
+		if echo PWNED 2>/dev/null >>"/proc/$pid/exe"; then
+			echo host-write=ok
+		else
+			echo host-write=failed
+		fi
+		"$T/runc" exec ctr /bin/sh -c "
+			if echo PWNED >>/proc/1/exe; then echo direct-write=ok
+			else echo direct-write=failed; fi
+			if (exec 3>>/proc/self/exe); then echo self-write=ok
+			else echo self-write=failed; fi" 2>&1
+		"$T/runc" exec -d ctr /bin/sh -c "
+			exec 4</proc/1/exe && echo held=ok || echo held=failed
+			i=0
+			while [ \"\$(readlink /proc/1/exe)\" != /bin/busybox ] && [ \$i -lt 100 ]; do
+				sleep 0.1; i=\$((i + 1))
+			done
+			echo pid1=\$(readlink /proc/1/exe)
+			if echo PWNED >>/proc/self/fd/4; then echo handle-write=ok
+			else echo handle-write=failed; fi
+			echo done" </dev/null >"$T/attack.out" 2>&1
+		"$T/runc" start ctr
+		i=0
+		until grep -qx done "$T/attack.out"; do
+			i=$((i + 1))
+			[ $i -lt 150 ] || { echo "attacker did not finish"; break; }
+			sleep 0.1
+		done
+		cat "$T/attack.out"
+		"$T/runc" delete -f ctr'
+	assert_status 0
+	assert_runc_marker "$method" "$T/create.log"
+	check_clone_exe "$method" "$(cat "$T/init-exe")" ctr
+	local want
+	for want in host-write=failed direct-write=failed self-write=failed \
+		held=ok pid1=/bin/busybox handle-write=failed; do
+		assert_output_contains "$want"
+	done
+	if grep -q -- '-write=ok' <<<"$output"; then
+		echo "a write attempt succeeded:" >&2
+		echo "$output" >&2
+		return 1
+	fi
+	[ "$(sha256sum <"$RUNC")" = "$RUNC_SUM_BEFORE" ]
+}
+
+@test "CVE-2019-5736: rootful runc init's memfd clone cannot be written" {
+	requires memfd_noexec
+	check_cve rootful 0
+}
+
+@test "CVE-2019-5736: rootful runc init's tmpfile clone cannot be written" {
+	requires memfd_noexec
+	check_cve rootful 2
+}
+
+@test "CVE-2019-5736: rootless runc init's memfd clone cannot be written" {
+	requires memfd_noexec user userns
+	check_cve rootless 0
+}
+
+@test "CVE-2019-5736: rootless runc init's tmpfile clone cannot be written" {
+	requires memfd_noexec user userns
+	check_cve rootless 2
+}

@@ -8,7 +8,7 @@ set -euo pipefail
 build=(gcc make cmake pkg-config libc6-dev libcap-dev libseccomp-dev
 	libyajl-dev util-linux)
 demo=("${build[@]}" busybox-static golang-go
-	golang-github-opencontainers-runc-dev uidmap jq patch)
+	golang-github-opencontainers-runc-dev uidmap jq patch runc)
 test=("${demo[@]}" bats cpio qemu-system-x86 runc clang-format
 	libclang-rt-14-dev clang python3)
 

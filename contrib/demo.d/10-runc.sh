@@ -1,0 +1,41 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+# Demo part: runc 1.1.5 rebuilt with the sealed loader runs a busybox
+# container rootless at vm.memfd_noexec=2 (in a child PID namespace), and
+# stock runc is compared at every level.  Called by contrib/demo.sh.
+set -euo pipefail
+
+REPO="$(cd "$(dirname "$0")/../.." && pwd)"
+USER_NAME=cbtest
+
+echo "== runc 1.1.5 with the sealed loader (contrib/runc) =="
+"$REPO/contrib/runc/build.sh" >/dev/null
+RUNC="$REPO/build/runc"
+"$RUNC" --version | sed 's/^/  /'
+
+W="$(mktemp -d /tmp/demo-runc.XXXXXX)"
+trap 'rm -rf "$W"' EXIT
+chmod 755 "$W"
+install -m 0755 "$RUNC" "$W/runc"
+mkdir -p "$W/rootfs/bin" "$W/rootfs/proc" "$W/rootfs/dev" "$W/rootfs/sys" "$W/spec" "$W/xdg" "$W/state"
+cp /bin/busybox "$W/rootfs/bin/busybox"
+for a in sh cat readlink; do ln -s busybox "$W/rootfs/bin/$a"; done
+chown "$USER_NAME:" "$W/spec" "$W/xdg" "$W/state"
+(cd "$W/spec" && setpriv --reuid="$USER_NAME" --regid="$USER_NAME" --init-groups -- "$W/runc" spec --rootless)
+jq --arg root "$W/rootfs" '.root.path = $root | .root.readonly = true |
+	.process.terminal = false |
+	.process.args = ["/bin/sh", "-c", "echo \"hello from a rootless container, uid $(cat /proc/self/uid_map | { read a b c; echo $b; }) on the host\""]' \
+	"$W/spec/config.json" >"$W/config.json"
+chmod -R a+rX "$W/rootfs" "$W/config.json"
+
+echo "  rootless runc run, in a child PID namespace at vm.memfd_noexec=2:"
+unshare --pid --fork --kill-child --mount-proc -- sh -c '
+	echo 2 > /proc/sys/vm/memfd_noexec || exit 125
+	exec setpriv --reuid="$1" --regid="$1" --init-groups --inh-caps=-all -- \
+		env XDG_RUNTIME_DIR="$2/xdg" "$2/runc" --debug --root "$2/state" run -b "$2" demo' \
+	sh "$USER_NAME" "$W" 2>&1 |
+	grep -E 'hello from|cloned_binary: using|level=(error|fatal)' | sed 's/^/    /'
+
+echo
+echo "== stock Debian runc against the patched one (contrib/runc/compare.sh) =="
+"$REPO/contrib/runc/compare.sh" table | sed 's/^/  /'

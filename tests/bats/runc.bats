@@ -10,7 +10,12 @@
 
 load helpers
 
-BUNDLE_DIR="$BUILD_DIR/bundle-runc"
+# setup_file stages runc, fakekernel and the bundle in a world-readable
+# directory; bats re-reads this file for every test, so the staged paths
+# come back through the STAGED_* variables it exports.
+RUNC="${STAGED_RUNC:-$RUNC}"
+FAKEKERNEL="${STAGED_FAKEKERNEL:-$FAKEKERNEL}"
+BUNDLE_DIR="${STAGED_BUNDLE_DIR:-$BUILD_DIR/bundle-runc}"
 ROOTFS="$BUNDLE_DIR/rootfs"
 
 need_pkg() {
@@ -32,7 +37,9 @@ setup_file() {
 	install -m 0755 "$RUNC" "$USER_BIN/runc"
 	RUNC="$USER_BIN/runc" FAKEKERNEL="$U_FAKEKERNEL"
 	BUNDLE_DIR="$USER_BIN/bundle-runc" ROOTFS="$USER_BIN/bundle-runc/rootfs"
-	export RUNC FAKEKERNEL BUNDLE_DIR ROOTFS
+	STAGED_RUNC="$RUNC" STAGED_FAKEKERNEL="$FAKEKERNEL"
+	STAGED_BUNDLE_DIR="$BUNDLE_DIR"
+	export STAGED_RUNC STAGED_FAKEKERNEL STAGED_BUNDLE_DIR
 	rm -rf "$BUNDLE_DIR"
 	mkdir -p "$ROOTFS/bin" "$ROOTFS/proc" "$ROOTFS/dev" "$ROOTFS/sys" \
 		"$ROOTFS/tmp" "$ROOTFS/etc"

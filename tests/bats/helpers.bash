@@ -63,19 +63,21 @@ ensure_test_user() {
 # stage_user_binaries: copies the test binaries into a fresh world-readable
 # directory, since the build tree may sit below a directory the test user
 # cannot traverse (a CI clone under /root).  Sets U_SEALEXEC, U_SELFCHECK,
-# U_ATTACK, U_FAKEKERNEL and USER_BIN; unstage_user_binaries removes it.
+# U_ATTACK, U_FAKEKERNEL, U_MEMFD_NOEXEC and USER_BIN; unstage_user_binaries removes it.
 stage_user_binaries() {
 	USER_BIN="$(mktemp -d /tmp/cbtest-bin.XXXXXX)"
 	chmod 0755 "$USER_BIN"
 	local b
-	for b in "$SEALEXEC" "$SELFCHECK" "$ATTACK" "$FAKEKERNEL" "$ENSURE_HELPER"; do
+	for b in "$SEALEXEC" "$SELFCHECK" "$ATTACK" "$FAKEKERNEL" "$ENSURE_HELPER" \
+		"$BUILD_DIR/nsexec/memfd-noexec" "$BUILD_DIR/tests/helpers/memfdprobe"; do
 		[ -e "$b" ] && install -m 0755 "$b" "$USER_BIN/"
 	done
 	U_SEALEXEC="$USER_BIN/sealexec"
 	U_SELFCHECK="$USER_BIN/selfcheck"
 	U_ATTACK="$USER_BIN/cbtest-attack"
 	U_FAKEKERNEL="$USER_BIN/fakekernel"
-	export USER_BIN U_SEALEXEC U_SELFCHECK U_ATTACK U_FAKEKERNEL
+	U_MEMFD_NOEXEC="$USER_BIN/memfd-noexec"
+	export USER_BIN U_SEALEXEC U_SELFCHECK U_ATTACK U_FAKEKERNEL U_MEMFD_NOEXEC
 }
 
 unstage_user_binaries() {
@@ -135,3 +137,32 @@ assert_output_contains() {
 # The patched runc that contrib/runc/build.sh builds; RUNC=path overrides.
 RUNC="${RUNC:-$REPO_ROOT/build/runc}"
 
+
+# ---- shared by the runc suites ------------------------------------------------
+# (runc.bats still defines identical need_pkg and in_level itself.)
+
+# need_pkg PKG...: installs the Debian packages that are missing.
+need_pkg() {
+	local p
+	for p in "$@"; do
+		dpkg -s "$p" >/dev/null 2>&1 || {
+			apt-get update && apt-get install -y "$p"
+		} >/dev/null 2>&1
+	done
+}
+
+# in_level N CMD...: CMD as root in a new PID namespace (and mount
+# namespace, with its own /proc, which runc needs to find its children)
+# whose vm.memfd_noexec was set to N there.  N "host": no new namespace.
+# Never writes the initial namespace's value.
+in_level() {
+	local level="$1"
+	shift
+	if [ "$level" = host ]; then
+		"$@"
+		return
+	fi
+	unshare --pid --fork --kill-child --mount-proc -- sh -c \
+		'echo "$0" > /proc/sys/vm/memfd_noexec || exit 125; exec "$@"' \
+		"$level" "$@"
+}

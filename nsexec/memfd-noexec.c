@@ -1,0 +1,581 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * memfd-noexec: set vm.memfd_noexec for containers, per PID namespace.
+ *
+ *   memfd-noexec status [--json] [--no-probe]
+ *   memfd-noexec run --level N [--] CMD [ARG...]
+ *   memfd-noexec hook
+ *   memfd-noexec --help | --version
+ *
+ * Exit status: 0 success; 1 failure (status, hook); 2 bad usage; for run,
+ * CMD's own status (128+N if killed by signal N), 125 if memfd-noexec
+ * failed before CMD started, 126 if CMD could not be executed, 127 if it
+ * was not found.
+ *
+ * Debug markers (MEMFD_NOEXEC_DEBUG=1) go to stderr as
+ * "memfd-noexec: <marker>", e.g. "memfd-noexec: wrote 2",
+ * "memfd-noexec: kept 1", "memfd-noexec: no request".
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include "json_writer.h"
+#include "macro.h"
+#include "nsexec.h"
+#include "policy.h"
+#include "probe.h"
+
+#define EXIT_USAGE 2
+#define EXIT_RUN_FAILED 125
+#define EXIT_CANNOT_EXEC 126
+#define EXIT_NOT_FOUND 127
+
+static const char *prog = "memfd-noexec";
+static const char *command = NULL; /* for messages: "memfd-noexec run" */
+
+/* ---- reporting (the tool's main() is the only place that prints) -------- */
+
+_printf_(1, 2) static void err(const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s%s%s: ", prog, command ? " " : "",
+		command ? command : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+_noreturn_ _printf_(2, 3) static void die(int status, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "%s%s%s: ", prog, command ? " " : "",
+		command ? command : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	exit(status);
+}
+
+static bool debug_enabled(void)
+{
+	const char *e = getenv("MEMFD_NOEXEC_DEBUG");
+
+	return e && strcmp(e, "1") == 0;
+}
+
+_printf_(1, 2) static void debug(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!debug_enabled())
+		return;
+	fprintf(stderr, "%s: ", prog);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+/* The option getopt() refused, as the user wrote it. */
+static const char *bad_option(char *argv[])
+{
+	static char buf[3];
+
+	if (optopt > 0 && optopt < 128) {
+		buf[0] = '-';
+		buf[1] = (char)optopt;
+		return buf;
+	}
+	return argv[optind - 1];
+}
+
+static void report_result(const struct nsexec_result *res)
+{
+	if (res->kept)
+		fprintf(stderr,
+			"%s: notice: kept stricter inherited value %d (asked "
+			"for %d)\n",
+			prog, res->after, res->requested);
+	if (res->written)
+		debug("wrote %d", res->requested);
+	else
+		debug("kept %d", res->after);
+}
+
+/* ---- usage -------------------------------------------------------------- */
+
+static void usage_main(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s COMMAND [OPTIONS]\n"
+		"       %s --help | --version\n"
+		"\n"
+		"Sets vm.memfd_noexec for a PID namespace (Linux 6.3+):\n"
+		"  0  memfd_create() makes executable memfds unless asked not to\n"
+		"  1  memfds are non-executable and sealed unless MFD_EXEC\n"
+		"  2  like 1, and MFD_EXEC is refused (EACCES)\n"
+		"\n"
+		"Commands:\n"
+		"  status [--json] [--no-probe]  kernel support and the level here\n"
+		"  run --level N [--] CMD...     run CMD in a new PID namespace at N\n"
+		"  hook                          OCI hook (prestart/createRuntime):\n"
+		"                                applies the bundle's memfd_noexec\n"
+		"                                annotation; OCI state on stdin\n"
+		"\n"
+		"Run '%s COMMAND --help' for a command's options.\n",
+		prog, prog, prog);
+}
+
+static void usage_status(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s status [--json] [--no-probe]\n"
+		"\n"
+		"Prints 'key: value' lines (or, with --json, one JSON object):\n"
+		"  memfd_create, mfd_exec, f_seal_exec, sysctl  what the kernel has\n"
+		"  level          vm.memfd_noexec in this PID namespace\n"
+		"  pid_namespace  initial or child\n"
+		"  semantics      hierarchy, ratchet, absent or unknown; probed in\n"
+		"                 throwaway PID namespaces (never this one) unless\n"
+		"                 --no-probe\n"
+		"  can_raise      whether this process could set the level for a\n"
+		"                 namespace (global root with CAP_SYS_ADMIN)\n",
+		prog);
+}
+
+static void usage_run(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s run --level N [--] CMD [ARG...]\n"
+		"\n"
+		"Creates a PID namespace, sets its vm.memfd_noexec to N (0, 1 or 2)\n"
+		"and runs CMD as its init.  A stricter inherited value is kept,\n"
+		"with a notice.  Needs global root.  Exits with CMD's status\n"
+		"(128+N for signal N); 125 if the namespace could not be set up,\n"
+		"126/127 if CMD could not be executed/found.\n"
+		"\n"
+		"  -l, --level N   0, 1 or 2\n",
+		prog);
+}
+
+static void usage_hook(FILE *f)
+{
+	fprintf(f,
+		"Usage: %s hook\n"
+		"\n"
+		"An OCI hook for the prestart or createRuntime stage.  Reads the\n"
+		"OCI state from stdin, loads <bundle>/config.json and, if it has\n"
+		"annotations[\"memfd_noexec\"] (or linux.sysctl[\"vm.memfd_noexec\"])\n"
+		"set to \"0\", \"1\" or \"2\", sets vm.memfd_noexec in the PID\n"
+		"namespace of the state's pid.  Exits 0 when there is no request;\n"
+		"otherwise fails (non-zero, message on stderr) unless the level\n"
+		"is in place: container creation fails closed.\n",
+		prog);
+}
+
+/* ---- status ------------------------------------------------------------- */
+
+struct status_info {
+	struct nsexec_features f;
+	int level;   /* or -errno */
+	int initial; /* 1, 0, or -errno */
+	enum nsexec_semantics sem;
+	char *sem_detail; /* may be NULL */
+	bool probed;
+	int can; /* 1, 0, or -errno */
+	const char *can_reason;
+};
+
+static const char *yes_no(bool b)
+{
+	return b ? "yes" : "no";
+}
+
+static int print_status_json(const struct status_info *s)
+{
+	_cleanup_(policy_json_writer_freep) struct policy_json_writer *w = NULL;
+	_cleanup_free_ char *text = NULL;
+	int r;
+
+	r = policy_json_writer_new(&w);
+	if (r < 0)
+		return r;
+	(void)policy_json_writer_open_object(w, NULL);
+	(void)policy_json_writer_add_bool(w, "memfd_create", s->f.memfd_create);
+	(void)policy_json_writer_add_bool(w, "mfd_exec", s->f.mfd_exec);
+	(void)policy_json_writer_add_bool(w, "f_seal_exec", s->f.seal_exec);
+	(void)policy_json_writer_add_bool(w, "sysctl", s->f.sysctl);
+	if (s->level >= 0)
+		(void)policy_json_writer_add_int(w, "level", s->level);
+	else
+		(void)policy_json_writer_add_null(w, "level");
+	(void)policy_json_writer_add_string(w, "pid_namespace",
+					    s->initial < 0 ? "unknown"
+					    : s->initial   ? "initial"
+							   : "child");
+	(void)policy_json_writer_add_string(
+		w, "semantics",
+		s->probed ? nsexec_semantics_to_string(s->sem) : "not probed");
+	(void)policy_json_writer_add_string(w, "semantics_detail",
+					    s->sem_detail);
+	if (s->can >= 0)
+		(void)policy_json_writer_add_bool(w, "can_raise", s->can == 1);
+	else
+		(void)policy_json_writer_add_null(w, "can_raise");
+	(void)policy_json_writer_add_string(w, "can_raise_detail",
+					    s->can == 1 ? NULL : s->can_reason);
+	(void)policy_json_writer_close_object(w);
+	r = policy_json_writer_finish(w, &text);
+	if (r < 0)
+		return r;
+	printf("%s\n", text);
+	return 0;
+}
+
+static void print_status_text(const struct status_info *s)
+{
+	printf("memfd_create: %s\n", yes_no(s->f.memfd_create));
+	printf("mfd_exec: %s\n", yes_no(s->f.mfd_exec));
+	printf("f_seal_exec: %s\n", yes_no(s->f.seal_exec));
+	printf("sysctl: %s\n", yes_no(s->f.sysctl));
+	if (s->level >= 0)
+		printf("level: %d\n", s->level);
+	else
+		printf("level: none (%s)\n", strerror(-s->level));
+	printf("pid_namespace: %s\n", s->initial < 0 ? "unknown"
+				      : s->initial   ? "initial"
+						     : "child");
+	if (!s->probed)
+		printf("semantics: not probed\n");
+	else if (s->sem_detail)
+		printf("semantics: %s (%s)\n",
+		       nsexec_semantics_to_string(s->sem), s->sem_detail);
+	else
+		printf("semantics: %s\n", nsexec_semantics_to_string(s->sem));
+	if (s->can == 1)
+		printf("can_raise: yes\n");
+	else if (s->can == 0)
+		printf("can_raise: no (%s)\n", s->can_reason);
+	else
+		printf("can_raise: unknown (%s)\n", strerror(-s->can));
+}
+
+static int cmd_status(int argc, char *argv[])
+{
+	static const struct option options[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"json", no_argument, NULL, 'j'},
+		{"no-probe", no_argument, NULL, 'n'},
+		{},
+	};
+	struct status_info s = {.can_reason = ""};
+	_cleanup_free_ char *detail = NULL;
+	bool json = false, probe = true;
+	int c, r;
+
+	while ((c = getopt_long(argc, argv, "+:hjn", options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage_status(stdout);
+			return 0;
+		case 'j':
+			json = true;
+			break;
+		case 'n':
+			probe = false;
+			break;
+		default:
+			die(EXIT_USAGE,
+			    "unknown option '%s': allowed are "
+			    "--json, --no-probe, --help",
+			    bad_option(argv));
+		}
+	}
+	if (optind < argc)
+		die(EXIT_USAGE,
+		    "unexpected argument '%s': status takes only "
+		    "--json, --no-probe, --help",
+		    argv[optind]);
+
+	nsexec_probe_features(&s.f);
+	s.level = s.f.sysctl ? nsexec_read_level() : -ENOENT;
+	s.initial = nsexec_in_initial_pidns();
+	s.can = nsexec_can_set_level(&s.can_reason);
+	if (!s.f.sysctl) {
+		s.sem = NSEXEC_SEMANTICS_ABSENT;
+		s.probed = true;
+	} else if (probe) {
+		r = nsexec_probe_semantics(&s.sem, &detail);
+		if (r < 0)
+			die(1, "Failed to probe the semantics: %s",
+			    strerror(-r));
+		s.sem_detail = detail;
+		s.probed = true;
+	}
+
+	if (json) {
+		r = print_status_json(&s);
+		if (r < 0)
+			die(1, "Failed to format JSON: %s", strerror(-r));
+	} else {
+		print_status_text(&s);
+	}
+	if (fflush(stdout) != 0)
+		die(1, "Failed to write the status: %m");
+	return 0;
+}
+
+/* ---- run ---------------------------------------------------------------- */
+
+/* Exactly "0", "1" or "2". */
+static int parse_level(const char *s)
+{
+	if (s && s[0] >= '0' && s[0] <= '2' && s[1] == '\0')
+		return s[0] - '0';
+	return -EINVAL;
+}
+
+_noreturn_ static void run_child(int sync_fd, char *argv[])
+{
+	char c;
+	ssize_t n;
+
+	/* Die with memfd-noexec, like unshare --kill-child. */
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	do
+		n = read(sync_fd, &c, 1);
+	while (n < 0 && errno == EINTR);
+	if (n != 1 || c != 'g')
+		_exit(EXIT_RUN_FAILED); /* the parent failed and reported */
+	(void)close(sync_fd);
+
+	execvp(argv[0], argv);
+	err("Failed to execute %s: %m", argv[0]);
+	_exit(errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
+}
+
+static int cmd_run(int argc, char *argv[])
+{
+	static const struct option options[] = {
+		{"help", no_argument, NULL, 'h'},
+		{"level", required_argument, NULL, 'l'},
+		{},
+	};
+	_cleanup_free_ char *error = NULL;
+	struct nsexec_result res;
+	int c, level = -1, sync[2], status, r;
+	pid_t pid;
+
+	while ((c = getopt_long(argc, argv, "+:hl:", options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage_run(stdout);
+			return 0;
+		case 'l':
+			level = parse_level(optarg);
+			if (level < 0)
+				die(EXIT_USAGE,
+				    "invalid --level '%s': allowed "
+				    "values are 0, 1 or 2",
+				    optarg);
+			break;
+		case ':':
+			die(EXIT_USAGE, "option '%s' needs a value: 0, 1 or 2",
+			    bad_option(argv));
+		default:
+			die(EXIT_USAGE,
+			    "unknown option '%s': allowed are "
+			    "--level N, --help",
+			    bad_option(argv));
+		}
+	}
+	if (level < 0)
+		die(EXIT_USAGE, "missing --level N (allowed values are 0, 1 "
+				"or 2)");
+	if (optind >= argc)
+		die(EXIT_USAGE, "missing the command to run after --level %d",
+		    level);
+
+	if (pipe2(sync, O_CLOEXEC) < 0)
+		die(EXIT_RUN_FAILED, "Failed to create a pipe: %m");
+	if (unshare(CLONE_NEWPID) < 0)
+		die(EXIT_RUN_FAILED, "Failed to create a PID namespace: %m%s",
+		    errno == EPERM ? " (needs CAP_SYS_ADMIN; setting "
+				     "vm.memfd_noexec needs global root)"
+				   : "");
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die(EXIT_RUN_FAILED, "Failed to fork: %m");
+	if (pid == 0) {
+		(void)close(sync[1]);
+		run_child(sync[0], argv + optind);
+	}
+	(void)close(sync[0]);
+
+	/* The child is PID 1 of the new namespace and waits; set its level
+	 * from out here, through the same path the hook uses. */
+	r = nsexec_apply_memfd_noexec(pid, level, &res, &error);
+	if (r < 0) {
+		(void)kill(pid, SIGKILL);
+		(void)close(sync[1]);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		die(EXIT_RUN_FAILED, "%s",
+		    error ? error
+			  : "Failed to set vm.memfd_noexec: out of "
+			    "memory");
+	}
+	report_result(&res);
+
+	if (write(sync[1], "g", 1) != 1) {
+		(void)kill(pid, SIGKILL);
+		die(EXIT_RUN_FAILED, "Failed to start the command: %m");
+	}
+	(void)close(sync[1]);
+
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR)
+			die(EXIT_RUN_FAILED, "Failed to wait for the command: "
+					     "%m");
+	}
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status))
+		return 128 + WTERMSIG(status);
+	return EXIT_RUN_FAILED;
+}
+
+/* ---- hook --------------------------------------------------------------- */
+
+static int cmd_hook(int argc, char *argv[])
+{
+	static const struct option options[] = {
+		{"help", no_argument, NULL, 'h'},
+		{},
+	};
+	_cleanup_free_ char *data = NULL, *error = NULL;
+	struct policy_state st = {};
+	struct nsexec_result res;
+	size_t len;
+	int c, level, r;
+
+	while ((c = getopt_long(argc, argv, "+:h", options, NULL)) != -1) {
+		switch (c) {
+		case 'h':
+			usage_hook(stdout);
+			return 0;
+		default:
+			die(EXIT_USAGE,
+			    "unknown option '%s': hook takes only "
+			    "--help (the OCI state comes on stdin)",
+			    bad_option(argv));
+		}
+	}
+	if (optind < argc)
+		die(EXIT_USAGE,
+		    "unexpected argument '%s': hook takes no "
+		    "arguments (the OCI state comes on stdin)",
+		    argv[optind]);
+
+	r = policy_read_fd(STDIN_FILENO, POLICY_MAX_DOCUMENT_SIZE, &data, &len);
+	if (r < 0)
+		die(1, "Failed to read the OCI state from stdin: %s",
+		    r == -E2BIG ? "larger than 4 MiB" : strerror(-r));
+
+	r = policy_parse_state(data, len, &st, &error);
+	if (r < 0)
+		die(1, "%s", error ? error : strerror(-r));
+
+	/* After the container process runs, it is too late to promise that
+	 * no memfd was made under the old value. */
+	if (st.status && strcmp(st.status, "creating") != 0 &&
+	    strcmp(st.status, "created") != 0) {
+		err("Refusing to act on a container in status \"%s\": "
+		    "vm.memfd_noexec must be set before the container's "
+		    "process runs. Register the hook for the prestart or "
+		    "createRuntime stage.",
+		    st.status);
+		policy_state_done(&st);
+		return 1;
+	}
+
+	r = policy_load_bundle(st.bundle, &level, &error);
+	if (r < 0) {
+		err("%s", error ? error : strerror(-r));
+		policy_state_done(&st);
+		return 1;
+	}
+	if (level == POLICY_LEVEL_NONE) {
+		debug("no request");
+		policy_state_done(&st);
+		return 0;
+	}
+
+	r = nsexec_apply_memfd_noexec(st.pid, level, &res, &error);
+	if (r < 0) {
+		err("%s", error ? error : strerror(-r));
+		policy_state_done(&st);
+		return 1;
+	}
+	report_result(&res);
+	policy_state_done(&st);
+	return 0;
+}
+
+/* ---- main --------------------------------------------------------------- */
+
+int main(int argc, char *argv[])
+{
+	static const struct {
+		const char *name;
+		int (*fn)(int argc, char *argv[]);
+	} commands[] = {
+		{"status", cmd_status},
+		{"run", cmd_run},
+		{"hook", cmd_hook},
+	};
+
+	if (argc < 2) {
+		usage_main(stderr);
+		return EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		usage_main(stdout);
+		return 0;
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("%s %s\n", prog, PROJECT_VERSION);
+		return 0;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(commands); i++) {
+		if (strcmp(argv[1], commands[i].name) != 0)
+			continue;
+		command = commands[i].name;
+		/* getopt sees the command as argv[0]. */
+		optind = 1;
+		opterr = 0;
+		return commands[i].fn(argc - 1, argv + 1);
+	}
+	command = NULL;
+	die(EXIT_USAGE,
+	    "unknown command '%s': allowed are status, run, hook "
+	    "(or --help, --version)",
+	    argv[1]);
+}

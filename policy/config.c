@@ -1,0 +1,281 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The vm.memfd_noexec request in a bundle's config.json.
+ *
+ * Accepted spellings, all JSON strings "0", "1" or "2":
+ *   annotations["memfd_noexec"]
+ *   linux.sysctl["vm.memfd_noexec"]   (what OCI sysctls look like)
+ *   linux.sysctl["vm/memfd_noexec"]   (runc maps '.' to '/' when it writes
+ *                                      sysctls, so this names the same file)
+ * Several present must agree.  Go's encoding/json (runc) lets null stand
+ * for an absent object, so null "annotations", "linux" or "linux.sysctl"
+ * count as absent; any other non-object is refused.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "json_reader.h"
+#include "macro.h"
+#include "message.h"
+#include "policy.h"
+
+#define ALLOWED "\"0\", \"1\" or \"2\""
+
+enum {
+	CAP_ANNOTATIONS,
+	CAP_ANNOTATION,
+	CAP_LINUX,
+	CAP_SYSCTLS,
+	CAP_SYSCTL_DOT,
+	CAP_SYSCTL_SLASH,
+	_CAP_MAX,
+};
+
+/* Names for messages, by capture. */
+static const char *const cap_names[_CAP_MAX] = {
+	[CAP_ANNOTATIONS] = "\"annotations\"",
+	[CAP_ANNOTATION] = "annotations[\"memfd_noexec\"]",
+	[CAP_LINUX] = "\"linux\"",
+	[CAP_SYSCTLS] = "linux.sysctl",
+	[CAP_SYSCTL_DOT] = "linux.sysctl[\"vm.memfd_noexec\"]",
+	[CAP_SYSCTL_SLASH] = "linux.sysctl[\"vm/memfd_noexec\"]",
+};
+
+/* Go struct fields (bits): top-level "annotations"/"linux", "sysctl". */
+static void init_captures(struct policy_json_capture *c)
+{
+	c[CAP_ANNOTATIONS] = (struct policy_json_capture){
+		.path = {"annotations"}, .n_path = 1, .go_fields = 0x1};
+	c[CAP_ANNOTATION] = (struct policy_json_capture){
+		.path = {"annotations", "memfd_noexec"},
+		.n_path = 2,
+		.go_fields = 0x1,
+		.max_len = POLICY_MAX_VALUE_SIZE};
+	c[CAP_LINUX] = (struct policy_json_capture){
+		.path = {"linux"}, .n_path = 1, .go_fields = 0x1};
+	c[CAP_SYSCTLS] = (struct policy_json_capture){
+		.path = {"linux", "sysctl"}, .n_path = 2, .go_fields = 0x3};
+	c[CAP_SYSCTL_DOT] = (struct policy_json_capture){
+		.path = {"linux", "sysctl", "vm.memfd_noexec"},
+		.n_path = 3,
+		.go_fields = 0x3,
+		.max_len = POLICY_MAX_VALUE_SIZE};
+	c[CAP_SYSCTL_SLASH] = (struct policy_json_capture){
+		.path = {"linux", "sysctl", "vm/memfd_noexec"},
+		.n_path = 3,
+		.go_fields = 0x3,
+		.max_len = POLICY_MAX_VALUE_SIZE};
+}
+
+struct captures {
+	struct policy_json_capture c[_CAP_MAX];
+};
+
+static void captures_done(struct captures *c)
+{
+	policy_json_captures_done(c->c, _CAP_MAX);
+}
+
+/* A container must be an object, or absent/null. */
+static int check_object(const struct policy_json_capture *c, const char *name,
+			const char *example, const char *what, char **ret_error)
+{
+	if (c->type == POLICY_JSON_ABSENT || c->type == POLICY_JSON_NULL ||
+	    c->type == POLICY_JSON_OBJECT)
+		return 0;
+	return policy_message_set(ret_error, -EINVAL,
+				  "Refusing %s: %s is %s, but it must be an "
+				  "object of strings, e.g. %s.",
+				  what, name, policy_json_type_name(c->type),
+				  example);
+}
+
+/* Stores 0..2, or POLICY_LEVEL_NONE when absent. */
+static int check_level(const struct policy_json_capture *c, const char *name,
+		       const char *what, int *ret_level, char **ret_error)
+{
+	_cleanup_free_ char *quoted = NULL;
+
+	switch (c->type) {
+	case POLICY_JSON_ABSENT:
+		*ret_level = POLICY_LEVEL_NONE;
+		return 0;
+
+	case POLICY_JSON_STRING:
+		quoted = policy_message_quote(
+			c->text, c->len < c->max_len ? c->len : c->max_len,
+			c->len);
+		if (!quoted)
+			return -ENOMEM;
+		if (c->len > c->max_len)
+			return policy_message_set(
+				ret_error, -E2BIG,
+				"Refusing %s = %s in %s: the value is longer "
+				"than %zu bytes. Allowed values are " ALLOWED
+				" (JSON strings). Set one of them, or remove "
+				"it to keep the inherited vm.memfd_noexec.",
+				name, quoted, what, c->max_len);
+		if (c->len == 1 && c->text[0] >= '0' && c->text[0] <= '2') {
+			*ret_level = c->text[0] - '0';
+			return 0;
+		}
+		return policy_message_set(
+			ret_error, -EINVAL,
+			"Refusing %s = %s in %s: allowed values are " ALLOWED
+			" (a JSON string holding exactly one digit, without "
+			"spaces or a newline). Set one of them, or remove it "
+			"to keep the inherited vm.memfd_noexec.",
+			name, quoted, what);
+
+	case POLICY_JSON_NUMBER:
+		/* yajl's number text is ASCII: show it as it is, shortened. */
+		return policy_message_set(
+			ret_error, c->len > c->max_len ? -E2BIG : -EINVAL,
+			"Refusing %s in %s: it is the JSON number %.*s%s, but "
+			"it must be a JSON string: " ALLOWED ". Quote it "
+			"(\"%s\": \"2\"), or remove it to keep the inherited "
+			"vm.memfd_noexec.",
+			name, what,
+			(int)(c->len > MESSAGE_QUOTE_CHARS ? MESSAGE_QUOTE_CHARS
+							   : c->len),
+			c->text, c->len > MESSAGE_QUOTE_CHARS ? "..." : "",
+			c->path[c->n_path - 1]);
+
+	default:
+		return policy_message_set(
+			ret_error, -EINVAL,
+			"Refusing %s in %s: it is %s, but it must be a JSON "
+			"string: " ALLOWED ". Set one of them (\"%s\": \"2\"), "
+			"or remove it to keep the inherited vm.memfd_noexec.",
+			name, what, policy_json_type_name(c->type),
+			c->path[c->n_path - 1]);
+	}
+}
+
+static int parse_config(const char *json, size_t len, const char *what,
+			int *ret_level, char **ret_error)
+{
+	_cleanup_(captures_done) struct captures caps = {};
+	static const int values[] = {CAP_ANNOTATION, CAP_SYSCTL_DOT,
+				     CAP_SYSCTL_SLASH};
+	int level = POLICY_LEVEL_NONE, from = -1, r;
+
+	init_captures(caps.c);
+	r = policy_json_scan(json, len, what, caps.c, _CAP_MAX, ret_error);
+	if (r < 0)
+		return r;
+
+	r = check_object(&caps.c[CAP_ANNOTATIONS], cap_names[CAP_ANNOTATIONS],
+			 "\"annotations\": {\"memfd_noexec\": \"2\"}", what,
+			 ret_error);
+	if (r < 0)
+		return r;
+	r = check_object(&caps.c[CAP_LINUX], cap_names[CAP_LINUX],
+			 "\"linux\": {\"sysctl\": {\"vm.memfd_noexec\": "
+			 "\"2\"}}",
+			 what, ret_error);
+	if (r < 0)
+		return r;
+	r = check_object(&caps.c[CAP_SYSCTLS], cap_names[CAP_SYSCTLS],
+			 "\"sysctl\": {\"vm.memfd_noexec\": \"2\"}", what,
+			 ret_error);
+	if (r < 0)
+		return r;
+
+	for (size_t i = 0; i < ELEMENTSOF(values); i++) {
+		int v = POLICY_LEVEL_NONE, k = values[i];
+
+		r = check_level(&caps.c[k], cap_names[k], what, &v, ret_error);
+		if (r < 0)
+			return r;
+		if (v == POLICY_LEVEL_NONE)
+			continue;
+		if (from >= 0 && v != level)
+			return policy_message_set(
+				ret_error, -EINVAL,
+				"Refusing %s: %s = \"%d\" and %s = \"%d\" ask "
+				"for different vm.memfd_noexec levels. Make "
+				"them equal (allowed values are " ALLOWED
+				") or remove one of them.",
+				what, cap_names[from], level, cap_names[k], v);
+		level = v;
+		from = k;
+	}
+
+	*ret_level = level;
+	return 0;
+}
+
+int policy_parse_memfd_noexec(const char *json, size_t len, int *ret_level,
+			      char **ret_error)
+{
+	if (!ret_level)
+		return -EINVAL;
+	return parse_config(json, len, "config.json", ret_level, ret_error);
+}
+
+int policy_load_bundle(const char *bundle_dir, int *ret_level, char **ret_error)
+{
+	_cleanup_close_ int dfd = -EBADF, fd = -EBADF;
+	_cleanup_free_ char *data = NULL, *what = NULL;
+	struct stat st;
+	size_t len;
+	int r;
+
+	if (!bundle_dir || !*bundle_dir || !ret_level)
+		return policy_message_set(ret_error, -EINVAL,
+					  "Refusing an empty bundle path.");
+
+	if (asprintf(&what, "%s/config.json", bundle_dir) < 0)
+		return -ENOMEM;
+
+	dfd = open(bundle_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0) {
+		r = negative_errno();
+		return policy_message_set(ret_error, r,
+					  "Failed to open bundle directory %s: "
+					  "%s",
+					  bundle_dir, strerror(-r));
+	}
+	/* O_NONBLOCK: never hang on a FIFO planted as config.json. */
+	fd = openat(dfd, "config.json", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0) {
+		r = negative_errno();
+		return policy_message_set(ret_error, r, "Failed to open %s: %s",
+					  what, strerror(-r));
+	}
+	if (fstat(fd, &st) < 0) {
+		r = negative_errno();
+		return policy_message_set(ret_error, r, "Failed to stat %s: %s",
+					  what, strerror(-r));
+	}
+	if (!S_ISREG(st.st_mode))
+		return policy_message_set(ret_error, -EINVAL,
+					  "Refusing %s: it is not a regular "
+					  "file.",
+					  what);
+	if ((unsigned long long)st.st_size > POLICY_MAX_DOCUMENT_SIZE)
+		return policy_message_set(
+			ret_error, -E2BIG,
+			"Refusing %s: it is %lld bytes, above "
+			"the limit of %u bytes.",
+			what, (long long)st.st_size, POLICY_MAX_DOCUMENT_SIZE);
+
+	r = policy_read_fd(fd, POLICY_MAX_DOCUMENT_SIZE, &data, &len);
+	if (r == -E2BIG)
+		return policy_message_set(ret_error, r,
+					  "Refusing %s: it grew above the "
+					  "limit of %u bytes while being read.",
+					  what, POLICY_MAX_DOCUMENT_SIZE);
+	if (r < 0)
+		return policy_message_set(ret_error, r, "Failed to read %s: %s",
+					  what, strerror(-r));
+
+	return parse_config(data, len, what, ret_level, ret_error);
+}

@@ -1,0 +1,43 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Internal to policy/ (the names carry the prefix only because a static
+ * library exports them): building the malloc'd error messages that policy/
+ * hands back, and quoting untrusted JSON text inside them.
+ */
+#ifndef POLICY_MESSAGE_H
+#define POLICY_MESSAGE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "macro.h"
+
+/* How many characters of an untrusted value a message quotes. */
+#define MESSAGE_QUOTE_CHARS 40
+
+/*
+ * Returns a malloc'd, NUL-terminated rendering of the len bytes at s as a
+ * JSON string literal: quotes, \" \\ \n \t \r \b \f, \u00XX for other
+ * control bytes and DEL, \uXXXX (and surrogate pairs) for non-ASCII UTF-8,
+ * \u00XX for bytes that are not valid UTF-8.  At most MESSAGE_QUOTE_CHARS
+ * characters are quoted; a longer value (or full_len > len: a value that
+ * was kept only in part) ends in '...' followed by " (N bytes)".
+ * Returns NULL only when out of memory.
+ */
+char *policy_message_quote(const char *s, size_t len, size_t full_len);
+
+/*
+ * Formats a message into *ret_error (if ret_error is not NULL) and returns
+ * r, the -errno the caller fails with.  If the message cannot be allocated,
+ * *ret_error is set to NULL and -ENOMEM is returned instead.
+ */
+_printf_(3, 4) int policy_message_set(char **ret_error, int r, const char *fmt,
+				      ...);
+
+/*
+ * True if the len bytes at s are well-formed UTF-8: no overlong forms, no
+ * surrogates, nothing above U+10FFFF.  (yajl checks only the shape.)
+ */
+bool policy_utf8_valid(const char *s, size_t len);
+
+#endif

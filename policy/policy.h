@@ -1,0 +1,106 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * policy: what an OCI bundle asks for, read from its JSON.
+ *
+ * The request handled here is vm.memfd_noexec for the container's PID
+ * namespace, given either as the annotation
+ *     "annotations": { "memfd_noexec": "2" }
+ * or (the same request, for runtimes that grow support for it) as
+ *     "linux": { "sysctl": { "vm.memfd_noexec": "2" } }
+ * Values are JSON strings, exactly "0", "1" or "2".
+ *
+ * All JSON handling of the project sits behind this header (and
+ * json_writer.h), so that the JSON library can be swapped.
+ *
+ * Conventions: functions return 0 (or a count) on success and -errno on
+ * failure.  ret_* parameters are written only on success, except
+ * ret_error, which is written only on failure: a malloc'd message, never
+ * NULL except when the failure is -ENOMEM.  Nothing here prints or exits.
+ */
+#ifndef POLICY_H
+#define POLICY_H
+
+#include <stddef.h>
+#include <sys/types.h>
+
+/* Limits.  Anything above them is refused with -E2BIG. */
+#define POLICY_MAX_DOCUMENT_SIZE (4U * 1024 * 1024) /* config.json, state */
+#define POLICY_MAX_DEPTH 64			    /* nested objects/arrays */
+#define POLICY_MAX_VALUE_SIZE (64U * 1024)	    /* our keys' values */
+
+/* *ret_level when the document does not ask for anything. */
+#define POLICY_LEVEL_NONE (-1)
+
+/*
+ * Parses a config.json held in memory (len bytes, need not be
+ * NUL-terminated) and stores the requested vm.memfd_noexec level in
+ * *ret_level: 0, 1, 2, or POLICY_LEVEL_NONE.
+ *
+ * Errors:
+ *  -EINVAL  invalid JSON; the top level is not an object; a duplicate key
+ *           anywhere in the document; "annotations", "linux" or
+ *           "linux.sysctl" is not an object (null counts as absent, as it
+ *           does for Go); a value that is not the JSON string "0", "1" or
+ *           "2"; the annotation and the sysctl ask for different levels;
+ *           a key that Go would match case-insensitively to one of ours;
+ *           malformed UTF-8;
+ *  -E2BIG   the document is above POLICY_MAX_DOCUMENT_SIZE, nested deeper
+ *           than POLICY_MAX_DEPTH, or one of our values is above
+ *           POLICY_MAX_VALUE_SIZE;
+ *  -ENOMEM
+ * The message quotes the offending value (escaped, shortened), names the
+ * input (annotations["memfd_noexec"] or linux.sysctl["vm.memfd_noexec"]),
+ * lists the allowed values and says what to change.
+ */
+int policy_parse_memfd_noexec(const char *json, size_t len, int *ret_level,
+			      char **ret_error);
+
+/*
+ * Reads bundle_dir/config.json (a regular file of at most
+ * POLICY_MAX_DOCUMENT_SIZE bytes) and parses it as above.
+ *
+ * Errors: those of policy_parse_memfd_noexec(), plus
+ *  -EINVAL  bundle_dir is NULL or empty, or config.json is not a regular
+ *           file;
+ *  -E2BIG   config.json is larger than POLICY_MAX_DOCUMENT_SIZE;
+ *  any -errno from open(2), fstat(2) or read(2) (e.g. -ENOENT, -EACCES).
+ */
+int policy_load_bundle(const char *bundle_dir, int *ret_level,
+		       char **ret_error);
+
+/* The OCI runtime state, as a runtime passes it to a hook on stdin. */
+struct policy_state {
+	char *oci_version; /* NULL if absent */
+	char *id;	   /* NULL if absent */
+	char *status;	   /* NULL if absent: "creating", "created", ... */
+	pid_t pid;	   /* > 0 */
+	char *bundle;	   /* absolute path */
+};
+
+/*
+ * Parses the OCI state JSON.  "pid" (a positive integer) and "bundle" (an
+ * absolute path, no NUL bytes, shorter than PATH_MAX) are required;
+ * "ociVersion", "id" and "status" are optional strings.  Other keys are
+ * ignored, but the document is checked like a config.json (duplicates,
+ * depth, size, UTF-8).
+ *
+ * Errors: -EINVAL, -E2BIG, -ENOMEM as for policy_parse_memfd_noexec().
+ * On success *ret must later be released with policy_state_done().
+ */
+int policy_parse_state(const char *json, size_t len, struct policy_state *ret,
+		       char **ret_error);
+
+/* Frees the strings of *s and clears it; NULL is fine. */
+void policy_state_done(struct policy_state *s);
+
+/*
+ * Reads fd to EOF.  On success stores a malloc'd buffer (NUL-terminated
+ * after the data, for convenience) in *ret_data and its length, without the
+ * terminator, in *ret_len.
+ *
+ * Errors: -E2BIG if there are more than max_size bytes; -ENOMEM; any
+ * -errno from read(2) other than EINTR (which is retried).
+ */
+int policy_read_fd(int fd, size_t max_size, char **ret_data, size_t *ret_len);
+
+#endif

@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The OCI state that a runtime writes to a hook's stdin:
+ *   {"ociVersion": "1.0.2", "id": "c1", "status": "creating",
+ *    "pid": 4242, "bundle": "/run/c1/bundle", "annotations": {...}}
+ * All of them are fields of Go's specs.State, hence go_fields.
+ */
+#include <errno.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "json_reader.h"
+#include "macro.h"
+#include "message.h"
+#include "policy.h"
+
+#define WHAT "the OCI state"
+
+enum {
+	CAP_VERSION,
+	CAP_ID,
+	CAP_STATUS,
+	CAP_PID,
+	CAP_BUNDLE,
+	_CAP_MAX,
+};
+
+struct captures {
+	struct policy_json_capture c[_CAP_MAX];
+};
+
+static void captures_done(struct captures *c)
+{
+	policy_json_captures_done(c->c, _CAP_MAX);
+}
+
+void policy_state_done(struct policy_state *s)
+{
+	if (!s)
+		return;
+	free(s->oci_version);
+	free(s->id);
+	free(s->status);
+	free(s->bundle);
+	*s = (struct policy_state){};
+}
+
+static void policy_state_donep(struct policy_state *s)
+{
+	policy_state_done(s);
+}
+
+/* Optional string: NULL when absent (or null). */
+static int take_string(struct policy_json_capture *c, char **ret,
+		       char **ret_error)
+{
+	_cleanup_free_ char *quoted = NULL;
+
+	if (c->type == POLICY_JSON_ABSENT || c->type == POLICY_JSON_NULL) {
+		*ret = NULL;
+		return 0;
+	}
+	if (c->type != POLICY_JSON_STRING)
+		return policy_message_set(ret_error, -EINVAL,
+					  "Refusing %s: \"%s\" is %s, but it "
+					  "must be a JSON string.",
+					  WHAT, c->path[0],
+					  policy_json_type_name(c->type));
+	if (c->len > c->max_len || memchr(c->text, '\0', c->len)) {
+		quoted = policy_message_quote(
+			c->text, c->len < c->max_len ? c->len : c->max_len,
+			c->len);
+		if (!quoted)
+			return -ENOMEM;
+		return policy_message_set(
+			ret_error, c->len > c->max_len ? -E2BIG : -EINVAL,
+			"Refusing %s: \"%s\" = %s is longer "
+			"than %zu bytes or holds a NUL byte.",
+			WHAT, c->path[0], quoted, c->max_len);
+	}
+	*ret = TAKE_PTR(c->text);
+	return 0;
+}
+
+static int parse_pid(const struct policy_json_capture *c, pid_t *ret,
+		     char **ret_error)
+{
+	long long v = 0;
+	bool ok = c->type == POLICY_JSON_NUMBER && c->len > 0 &&
+		  c->len <= c->max_len;
+
+	for (size_t i = 0; ok && i < c->len; i++) {
+		if (c->text[i] < '0' || c->text[i] > '9' || v > INT_MAX)
+			ok = false;
+		else
+			v = v * 10 + (c->text[i] - '0');
+	}
+	if (ok && v > 0 && v <= INT_MAX) {
+		*ret = (pid_t)v;
+		return 0;
+	}
+
+	if (c->type == POLICY_JSON_ABSENT)
+		return policy_message_set(ret_error, -EINVAL,
+					  "Refusing %s: it has no \"pid\"; run "
+					  "the hook at the prestart or "
+					  "createRuntime stage, when the "
+					  "container has a process.",
+					  WHAT);
+	if (c->type == POLICY_JSON_NUMBER || c->type == POLICY_JSON_STRING) {
+		_cleanup_free_ char *quoted = policy_message_quote(
+			c->text, c->len < c->max_len ? c->len : c->max_len,
+			c->len);
+
+		if (!quoted)
+			return -ENOMEM;
+		return policy_message_set(ret_error, -EINVAL,
+					  "Refusing %s: \"pid\" is %s %s, but "
+					  "it must be a positive integer "
+					  "(the container's process ID).",
+					  WHAT, policy_json_type_name(c->type),
+					  quoted);
+	}
+	return policy_message_set(ret_error, -EINVAL,
+				  "Refusing %s: \"pid\" is %s, but it must be "
+				  "a positive integer (the container's process "
+				  "ID).",
+				  WHAT, policy_json_type_name(c->type));
+}
+
+int policy_parse_state(const char *json, size_t len, struct policy_state *ret,
+		       char **ret_error)
+{
+	_cleanup_(captures_done) struct captures caps = {};
+	_cleanup_(policy_state_donep) struct policy_state st = {};
+	int r;
+
+	if (!ret)
+		return -EINVAL;
+
+	caps.c[CAP_VERSION] =
+		(struct policy_json_capture){.path = {"ociVersion"},
+					     .n_path = 1,
+					     .go_fields = 1,
+					     .max_len = 256};
+	caps.c[CAP_ID] = (struct policy_json_capture){
+		.path = {"id"}, .n_path = 1, .go_fields = 1, .max_len = 1024};
+	caps.c[CAP_STATUS] = (struct policy_json_capture){
+		.path = {"status"}, .n_path = 1, .go_fields = 1, .max_len = 64};
+	caps.c[CAP_PID] = (struct policy_json_capture){
+		.path = {"pid"}, .n_path = 1, .go_fields = 1, .max_len = 32};
+	caps.c[CAP_BUNDLE] =
+		(struct policy_json_capture){.path = {"bundle"},
+					     .n_path = 1,
+					     .go_fields = 1,
+					     .max_len = PATH_MAX - 1};
+
+	r = policy_json_scan(json, len, WHAT, caps.c, _CAP_MAX, ret_error);
+	if (r < 0)
+		return r;
+
+	r = take_string(&caps.c[CAP_VERSION], &st.oci_version, ret_error);
+	if (r < 0)
+		return r;
+	r = take_string(&caps.c[CAP_ID], &st.id, ret_error);
+	if (r < 0)
+		return r;
+	r = take_string(&caps.c[CAP_STATUS], &st.status, ret_error);
+	if (r < 0)
+		return r;
+	r = parse_pid(&caps.c[CAP_PID], &st.pid, ret_error);
+	if (r < 0)
+		return r;
+	r = take_string(&caps.c[CAP_BUNDLE], &st.bundle, ret_error);
+	if (r < 0)
+		return r;
+	if (!st.bundle || st.bundle[0] != '/')
+		return policy_message_set(ret_error, -EINVAL,
+					  "Refusing %s: \"bundle\" must be the "
+					  "absolute path of the bundle "
+					  "directory.",
+					  WHAT);
+
+	*ret = st;
+	st = (struct policy_state){};
+	return 0;
+}

@@ -1,0 +1,501 @@
+# SPDX-License-Identifier: Apache-2.0
+# memfd-noexec: run, status and the OCI hook, against the real kernel.
+# Every write of vm.memfd_noexec happens in a child PID namespace; teardown
+# checks that the host's value did not move.
+
+bats_require_minimum_version 1.5.0
+load helpers
+
+MEMFD_NOEXEC="$BUILD_DIR/nsexec/memfd-noexec"
+MEMFDPROBE="$BUILD_DIR/tests/helpers/memfdprobe"
+
+setup_file() {
+	stage_user_binaries
+}
+
+teardown_file() {
+	unstage_user_binaries
+}
+
+setup() {
+	[ -x "$MEMFD_NOEXEC" ] || {
+		echo "memfd-noexec not built at $MEMFD_NOEXEC (set BUILD_DIR)" >&2
+		return 1
+	}
+	[ -x "$MEMFDPROBE" ] || {
+		echo "memfdprobe not built at $MEMFDPROBE (set BUILD_DIR)" >&2
+		return 1
+	}
+	TEST_TMP="$(mktemp -d "${BATS_TMPDIR:-/tmp}/memfd-noexec.XXXXXX")"
+	BG_PIDS=()
+	HOST_LEVEL_BEFORE="$(host_level)"
+}
+
+teardown() {
+	local i p n
+	# Newest first: a namespace's sleep before the unshare that reaps it,
+	# and give that unshare a moment to reap, so that no zombie is left
+	# to init.
+	for ((i = ${#BG_PIDS[@]} - 1; i >= 0; i--)); do
+		p="${BG_PIDS[i]}"
+		for n in $(seq 40); do
+			kill -0 "$p" 2>/dev/null || break
+			# A zombie of ours is reaped by wait below; one of the
+			# unshare's is reaped by the unshare.
+			[ "$(awk '{print $3 " " $4}' "/proc/$p/stat" 2>/dev/null)" = "Z $BASHPID" ] && break
+			[ "$n" -gt 1 ] || kill -KILL "$p" 2>/dev/null || true
+			sleep 0.05
+		done
+		kill -KILL "$p" 2>/dev/null || true
+		wait "$p" 2>/dev/null || true
+	done
+	[ -n "${TEST_TMP:-}" ] && rm -rf "$TEST_TMP"
+	if [ "$(host_level)" != "$HOST_LEVEL_BEFORE" ]; then
+		echo "host vm.memfd_noexec changed: $HOST_LEVEL_BEFORE -> $(host_level)" >&2
+		return 1
+	fi
+}
+
+# start_sleeper [LEVEL]: starts `sleep` as PID 1 of a new PID namespace
+# (first set to LEVEL, if given) in the background; sets SLEEPER to the
+# sleep's PID and records both processes for teardown.
+start_sleeper() {
+	local level="${1:-}" u i c
+	if [ -n "$level" ]; then
+		unshare --pid --fork --kill-child -- sh -c \
+			'echo "$0" > /proc/sys/vm/memfd_noexec && exec sleep 1000' \
+			"$level" >/dev/null 2>&1 3>&- &
+	else
+		unshare --pid --fork --kill-child -- sleep 1000 >/dev/null 2>&1 3>&- &
+	fi
+	u=$!
+	BG_PIDS+=("$u")
+	SLEEPER=
+	for i in $(seq 100); do
+		c="$(cat "/proc/$u/task/$u/children" 2>/dev/null | awk '{print $1}')"
+		if [ -n "$c" ] && [ "$(readlink "/proc/$c/exe" 2>/dev/null)" = "$(readlink -f "$(command -v sleep)")" ]; then
+			SLEEPER="$c"
+			BG_PIDS+=("$c")
+			return 0
+		fi
+		sleep 0.05
+	done
+	echo "sleeper did not start" >&2
+	return 1
+}
+
+# start_host_sleeper: a sleep in the host's PID namespace.
+start_host_sleeper() {
+	sleep 1000 >/dev/null 2>&1 3>&- &
+	SLEEPER=$!
+	BG_PIDS+=("$SLEEPER")
+}
+
+# ns_level PID: vm.memfd_noexec as seen from inside PID's namespace
+# (nsenter forks for --pid, so cat runs in the namespace).
+ns_level() {
+	nsenter --target "$1" --pid -- cat /proc/sys/vm/memfd_noexec
+}
+
+# make_bundle JSON: writes $TEST_TMP/bundle/config.json.
+make_bundle() {
+	mkdir -p "$TEST_TMP/bundle"
+	printf '%s\n' "$1" > "$TEST_TMP/bundle/config.json"
+	BUNDLE="$TEST_TMP/bundle"
+}
+
+# state PID [STATUS]: an OCI state document for the hook's stdin.
+state() {
+	printf '{"ociVersion":"1.0.2","id":"bats","status":"%s","pid":%s,"bundle":"%s","annotations":{}}\n' \
+		"${2:-creating}" "$1" "$BUNDLE"
+}
+
+assert_output_lacks() {
+	if grep -qF -- "$1" <<<"$output"; then
+		echo "expected output not to contain '$1':" >&2
+		echo "$output" >&2
+		return 1
+	fi
+}
+
+# ---- usage -------------------------------------------------------------------
+
+@test "memfd-noexec --version and --help" {
+	run "$MEMFD_NOEXEC" --version
+	assert_status 0
+	assert_output_contains "memfd-noexec 0."
+
+	run "$MEMFD_NOEXEC" --help
+	assert_status 0
+	assert_output_contains "status [--json]"
+	assert_output_contains "run --level N"
+	assert_output_contains "hook"
+
+	for c in status run hook; do
+		run "$MEMFD_NOEXEC" "$c" --help
+		assert_status 0
+		assert_output_contains "Usage: memfd-noexec $c"
+	done
+}
+
+@test "memfd-noexec: bad usage exits 2 naming the argument" {
+	run "$MEMFD_NOEXEC"
+	assert_status 2
+
+	run "$MEMFD_NOEXEC" frobnicate
+	assert_status 2
+	assert_output_contains "unknown command 'frobnicate'"
+	assert_output_contains "status, run, hook"
+
+	run "$MEMFD_NOEXEC" run --level 3 -- true
+	assert_status 2
+	assert_output_contains "invalid --level '3'"
+	assert_output_contains "0, 1 or 2"
+
+	run "$MEMFD_NOEXEC" run --level " 2" -- true
+	assert_status 2
+	assert_output_contains "invalid --level ' 2'"
+
+	run "$MEMFD_NOEXEC" run -- true
+	assert_status 2
+	assert_output_contains "missing --level"
+
+	run "$MEMFD_NOEXEC" run --level 1
+	assert_status 2
+	assert_output_contains "missing the command"
+
+	run "$MEMFD_NOEXEC" run --level
+	assert_status 2
+	assert_output_contains "needs a value"
+
+	run "$MEMFD_NOEXEC" status --bogus
+	assert_status 2
+	assert_output_contains "unknown option '--bogus'"
+
+	run "$MEMFD_NOEXEC" hook extra
+	assert_status 2
+	assert_output_contains "unexpected argument 'extra'"
+}
+
+# ---- run ---------------------------------------------------------------------
+
+@test "run --level 2: MFD_EXEC fails with EACCES inside, host unchanged" {
+	requires root memfd_noexec
+	local before
+	before="$(host_level)"
+
+	run "$MEMFD_NOEXEC" run --level 2 -- cat /proc/sys/vm/memfd_noexec
+	assert_status 0
+	[ "$output" = 2 ]
+
+	run "$MEMFD_NOEXEC" run --level 2 -- "$MEMFDPROBE" exec
+	assert_status 0
+	assert_output_contains "memfdprobe: flags=exec result=EACCES"
+
+	run "$MEMFD_NOEXEC" run --level 2 -- "$MEMFDPROBE" none
+	assert_status 0
+	assert_output_contains "result=ok mode=0666"
+	assert_output_contains "exec_seal=yes"
+
+	run "$MEMFD_NOEXEC" run --level 2 -- "$MEMFDPROBE" exec-run
+	assert_output_contains "flags=exec-run result=EACCES"
+
+	[ "$(host_level)" = "$before" ]
+}
+
+@test "run --level 1: plain memfd is 0666 and exec-sealed, MFD_EXEC works" {
+	requires root memfd_noexec
+
+	run "$MEMFD_NOEXEC" run --level 1 -- "$MEMFDPROBE" none
+	assert_status 0
+	assert_output_contains "flags=none result=ok mode=0666"
+	assert_output_contains "exec_seal=yes"
+
+	run "$MEMFD_NOEXEC" run --level 1 -- "$MEMFDPROBE" exec
+	assert_status 0
+	assert_output_contains "flags=exec result=ok mode=0777"
+
+	run "$MEMFD_NOEXEC" run --level 1 -- "$MEMFDPROBE" exec-run
+	assert_status 0
+	assert_output_contains "flags=exec-run result=ok exec=ok"
+
+	run "$MEMFD_NOEXEC" run --level 1 -- cat /proc/sys/vm/memfd_noexec
+	[ "$output" = 1 ]
+}
+
+@test "run --level 0: executable memfd at 0, the host's stricter value otherwise" {
+	requires root memfd_noexec
+
+	MEMFD_NOEXEC_DEBUG=1 run "$MEMFD_NOEXEC" run --level 0 -- "$MEMFDPROBE" none
+	assert_status 0
+	if [ "$(host_level)" = 0 ]; then
+		assert_output_contains "flags=none result=ok mode=0777"
+		assert_output_contains "memfd-noexec: kept 0"
+		assert_output_lacks "notice"
+	else
+		assert_output_contains "kept stricter inherited value $(host_level) (asked for 0)"
+		assert_output_contains "mode=0666"
+	fi
+}
+
+@test "run: nested inheritance keeps the stricter parent's 1, with a notice" {
+	requires root memfd_noexec
+
+	# /proc here is the host's: memfd-noexec must find its child through
+	# a pidfd, not /proc/<pid>.
+	MEMFD_NOEXEC_DEBUG=1 run at_level 1 "$MEMFD_NOEXEC" run --level 0 -- cat /proc/sys/vm/memfd_noexec
+	assert_status 0
+	assert_output_contains "kept stricter inherited value 1 (asked for 0)"
+	assert_output_contains "memfd-noexec: kept 1"
+	grep -qx 1 <<<"$output"
+
+	MEMFD_NOEXEC_DEBUG=1 run at_level 1 "$MEMFD_NOEXEC" run --level 2 -- "$MEMFDPROBE" exec
+	assert_status 0
+	assert_output_contains "memfd-noexec: wrote 2"
+	assert_output_contains "flags=exec result=EACCES"
+	assert_output_lacks "notice"
+}
+
+@test "run: exit status of the command, 127/126 when it cannot run" {
+	requires root memfd_noexec
+
+	run "$MEMFD_NOEXEC" run --level 1 -- sh -c 'exit 7'
+	assert_status 7
+
+	run -127 "$MEMFD_NOEXEC" run --level 1 -- /nonexistent/cmd
+	assert_output_contains "Failed to execute /nonexistent/cmd: No such file or directory"
+
+	printf 'data\n' > "$TEST_TMP/not-executable"
+	chmod 0644 "$TEST_TMP/not-executable"
+	run -126 "$MEMFD_NOEXEC" run --level 1 -- "$TEST_TMP/not-executable"
+	assert_output_contains "Permission denied"
+}
+
+@test "run: a command killed by a signal gives 128+N" {
+	requires root memfd_noexec
+	local r c i
+
+	"$MEMFD_NOEXEC" run --level 1 -- sleep 1000 >/dev/null 2>&1 3>&- &
+	r=$!
+	BG_PIDS+=("$r")
+	for i in $(seq 100); do
+		c="$(cat "/proc/$r/task/$r/children" 2>/dev/null | awk '{print $1}')"
+		[ -n "$c" ] && [ "$(readlink "/proc/$c/exe")" = "$(readlink -f "$(command -v sleep)")" ] && break
+		sleep 0.05
+	done
+	[ -n "$c" ]
+	kill -KILL "$c"
+	status=0
+	wait "$r" || status=$?
+	assert_status 137
+}
+
+@test "run: rootless fails closed and says why" {
+	requires root user userns memfd_noexec
+
+	# Root of a user namespace is not global root: EACCES at open().
+	run as_user unshare --user --map-root-user -- "$U_MEMFD_NOEXEC" run --level 1 -- true
+	assert_status 125
+	assert_output_contains "Failed to set vm.memfd_noexec=1"
+	assert_output_contains "rootless runtimes cannot set it"
+	assert_output_contains "inherit"
+
+	# Without any namespace privilege, unshare itself fails.
+	run as_user "$U_MEMFD_NOEXEC" run --level 1 -- true
+	assert_status 125
+	assert_output_contains "Failed to create a PID namespace"
+}
+
+# ---- status ------------------------------------------------------------------
+
+@test "status: fields, as lines and as JSON" {
+	requires root memfd_noexec
+
+	run "$MEMFD_NOEXEC" status
+	assert_status 0
+	for k in memfd_create mfd_exec f_seal_exec sysctl level pid_namespace semantics can_raise; do
+		grep -q "^$k: " <<<"$output" || {
+			echo "missing field $k in: $output" >&2
+			return 1
+		}
+	done
+	assert_output_contains "memfd_create: yes"
+	assert_output_contains "mfd_exec: yes"
+	assert_output_contains "f_seal_exec: yes"
+	assert_output_contains "sysctl: yes"
+	assert_output_contains "level: $(host_level)"
+	assert_output_contains "pid_namespace: initial"
+	assert_output_contains "can_raise: yes"
+	grep -Eq '^semantics: (hierarchy|ratchet) \(' <<<"$output"
+
+	run "$MEMFD_NOEXEC" status --json
+	assert_status 0
+	[ "$(wc -l <<<"$output")" -eq 1 ]
+	if command -v jq >/dev/null; then
+		[ "$(jq -r .level <<<"$output")" = "$(host_level)" ]
+		[ "$(jq -r .mfd_exec <<<"$output")" = true ]
+		[ "$(jq -r .pid_namespace <<<"$output")" = initial ]
+		[ "$(jq -r .can_raise <<<"$output")" = true ]
+		jq -e '.semantics == "hierarchy" or .semantics == "ratchet"' <<<"$output"
+	fi
+
+	run "$MEMFD_NOEXEC" status --no-probe
+	assert_output_contains "semantics: not probed"
+}
+
+@test "status: inside a level-2 namespace, and unprivileged" {
+	requires root memfd_noexec
+
+	run at_level 2 "$MEMFD_NOEXEC" status
+	assert_status 0
+	assert_output_contains "level: 2"
+	assert_output_contains "pid_namespace: child"
+	assert_output_contains "semantics: unknown (the level here is already 2"
+
+	requires user
+	run as_user "$U_MEMFD_NOEXEC" status
+	assert_status 0
+	assert_output_contains "can_raise: no (euid is not 0"
+	assert_output_contains "semantics: unknown (no privilege"
+}
+
+@test "status: NSEXEC_FEATURES turns features off" {
+	NSEXEC_FEATURES=-mfd_exec,-sysctl run "$MEMFD_NOEXEC" status
+	assert_status 0
+	assert_output_contains "mfd_exec: no"
+	assert_output_contains "sysctl: no"
+	assert_output_contains "semantics: absent"
+}
+
+# ---- hook --------------------------------------------------------------------
+
+@test "hook: annotation 2 sets the target's PID namespace to 2" {
+	requires root memfd_noexec
+	start_sleeper
+	[ "$(ns_level "$SLEEPER")" = "$(host_level)" ]
+	make_bundle '{"ociVersion":"1.0.2","process":{"args":["sh"]},"annotations":{"memfd_noexec":"2"}}'
+
+	MEMFD_NOEXEC_DEBUG=1 run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
+	assert_status 0
+	assert_output_contains "memfd-noexec: wrote 2"
+	[ "$(ns_level "$SLEEPER")" = 2 ]
+
+	# And memfd_create in there obeys it.
+	run nsenter --target "$SLEEPER" --pid -- "$MEMFDPROBE" exec
+	assert_output_contains "flags=exec result=EACCES"
+}
+
+@test "hook: linux.sysctl vm.memfd_noexec is the same request" {
+	requires root memfd_noexec
+	start_sleeper
+	make_bundle '{"linux":{"sysctl":{"vm.memfd_noexec":"1"}}}'
+
+	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER" created)
+	assert_status 0
+	[ "$(ns_level "$SLEEPER")" = 1 ]
+}
+
+@test "hook: a stricter value already in place is kept, with a notice" {
+	requires root memfd_noexec
+	start_sleeper 2
+	make_bundle '{"annotations":{"memfd_noexec":"1"}}'
+
+	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
+	assert_status 0
+	assert_output_contains "kept stricter inherited value 2 (asked for 1)"
+	[ "$(ns_level "$SLEEPER")" = 2 ]
+}
+
+@test "hook: refuses a target in the host PID namespace" {
+	requires root memfd_noexec
+	start_host_sleeper
+	make_bundle '{"annotations":{"memfd_noexec":"2"}}'
+
+	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
+	assert_status 1
+	assert_output_contains "Refusing to set vm.memfd_noexec for process $SLEEPER"
+	assert_output_contains "initial PID namespace"
+	[ "$(host_level)" = "$HOST_LEVEL_BEFORE" ]
+
+	run "$MEMFD_NOEXEC" hook < <(state "$$")
+	assert_status 1
+	assert_output_contains "Refusing to set vm.memfd_noexec"
+}
+
+@test "hook: bad values fail closed and leave the target alone" {
+	requires root memfd_noexec
+	start_sleeper
+	local before
+	before="$(ns_level "$SLEEPER")"
+
+	make_bundle '{"annotations":{"memfd_noexec":"3"}}'
+	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
+	assert_status 1
+	assert_output_contains 'annotations["memfd_noexec"] = "3"'
+	assert_output_contains '"0", "1" or "2"'
+	assert_output_contains "$BUNDLE/config.json"
+
+	make_bundle '{"annotations":{"memfd_noexec":2}}'
+	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
+	assert_status 1
+	assert_output_contains "JSON number 2"
+
+	make_bundle '{"annotations":{"memfd_noexec":"2","memfd_noexec":"0"}}'
+	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
+	assert_status 1
+	assert_output_contains 'duplicate key "memfd_noexec"'
+
+	make_bundle '{"annotations":{"memfd_noexec":"2"},"linux":{"sysctl":{"vm.memfd_noexec":"1"}}}'
+	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
+	assert_status 1
+	assert_output_contains "different vm.memfd_noexec levels"
+
+	make_bundle '{"annotations":{"memfd_noexec":"2"}'
+	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
+	assert_status 1
+	assert_output_contains "Failed to parse $BUNDLE/config.json: invalid JSON"
+
+	[ "$(ns_level "$SLEEPER")" = "$before" ]
+}
+
+@test "hook: no request exits 0 silently" {
+	requires root memfd_noexec
+	start_sleeper
+	make_bundle '{"ociVersion":"1.0.2","annotations":{"other":"x"}}'
+
+	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
+	assert_status 0
+	[ -z "$output" ]
+
+	MEMFD_NOEXEC_DEBUG=1 run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
+	assert_status 0
+	assert_output_contains "memfd-noexec: no request"
+}
+
+@test "hook: bad OCI state and wrong stage fail" {
+	requires root memfd_noexec
+	start_sleeper
+	make_bundle '{"annotations":{"memfd_noexec":"2"}}'
+
+	run "$MEMFD_NOEXEC" hook <<<'{"pid":'
+	assert_status 1
+	assert_output_contains "Failed to parse the OCI state"
+
+	run "$MEMFD_NOEXEC" hook <<<"{\"bundle\":\"$BUNDLE\"}"
+	assert_status 1
+	assert_output_contains 'no "pid"'
+
+	run "$MEMFD_NOEXEC" hook <<<"{\"pid\":\"$SLEEPER\",\"bundle\":\"$BUNDLE\"}"
+	assert_status 1
+	assert_output_contains '"pid" is a JSON string'
+
+	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER" running)
+	assert_status 1
+	assert_output_contains 'status "running"'
+
+	run "$MEMFD_NOEXEC" hook < <(state 2147483647)
+	assert_status 1
+	assert_output_contains "no such process"
+
+	[ "$(ns_level "$SLEEPER")" = "$(host_level)" ]
+}

@@ -301,22 +301,53 @@ if need fakekernel-6.1-witness fakekernel; then
 fi
 WRAP="fakekernel --kernel=6.1 --" method_check fakekernel-6.1-method memfd 0xf
 
-# --- memfd-noexec status ------------------------------------------------------
+# --- memfd-noexec status and run (the per-container policy) ------------------
 if need memfd-noexec-status memfd-noexec; then
 	run memfd-noexec status
 	case $PROFILE in
+	6.1) want='mfd_exec: no
+f_seal_exec: no
+sysctl: no
+semantics: absent' ;;
+	6.12) want='mfd_exec: yes
+f_seal_exec: yes
+sysctl: yes
+level: 0
+pid_namespace: initial
+semantics: hierarchy' ;;
+	esac
+	_bad=
+	printf '%s\n' "$want" >/tmp/status.want
+	while IFS= read -r _l; do
+		printf '%s\n' "$OUT" | grep -qF -- "$_l" || _bad="$_bad [$_l]"
+	done </tmp/status.want
+	if [ "$RC" = 0 ] && [ -z "$_bad" ]; then
+		ok memfd-noexec-status
+	else
+		notok memfd-noexec-status "exit $RC, lacks:$_bad; got: $OUT"
+	fi
+fi
+
+# run --level 2 either enforces the level (6.12) or fails closed without
+# running the command (6.1, no sysctl).
+if need memfd-noexec-run-level2 memfd-noexec sealexec selfcheck; then
+	run memfd-noexec run --level 2 -- sh -c 'cat /proc/sys/vm/memfd_noexec; sealexec --debug selfcheck'
+	case $PROFILE in
 	6.1)
-		if printf '%s\n' "$OUT" | grep -qiE 'no (such )?(vm\.memfd_noexec )?sysctl|absent|not (supported|available|present)|unsupported|does not exist|ENOENT'; then
-			ok memfd-noexec-status
+		if [ "$RC" = 125 ] && ! printf '%s\n' "$OUT" | grep -q selfcheck: &&
+			printf '%s\n' "$OUT" | grep -q 'needs Linux 6.3'; then
+			ok memfd-noexec-run-level2
 		else
-			notok memfd-noexec-status "output does not say the sysctl is absent (exit $RC): $OUT"
+			notok memfd-noexec-run-level2 "want a closed failure (125, needs Linux 6.3), got exit $RC: $OUT"
 		fi
 		;;
 	6.12)
-		if [ "$RC" = 0 ] && printf '%s\n' "$OUT" | grep -qE '(^|[^0-9])0([^0-9]|$)'; then
-			ok memfd-noexec-status
+		if [ "$RC" = 0 ] && [ "$(printf '%s\n' "$OUT" | head -n 1)" = 2 ] &&
+			printf '%s\n' "$OUT" | grep -qx 'cloned_binary: using tmpfile' &&
+			printf '%s\n' "$OUT" | grep -q '^selfcheck: ok'; then
+			ok memfd-noexec-run-level2
 		else
-			notok memfd-noexec-status "want exit 0 and value 0, got exit $RC: $OUT"
+			notok memfd-noexec-run-level2 "want level 2 and a tmpfile clone, got exit $RC: $OUT"
 		fi
 		;;
 	esac

@@ -56,6 +56,7 @@ EXPECT_COMMON=(
 	write-attack write-attack-tmpfile
 	fakekernel-6.1-witness fakekernel-6.1-method
 	memfd-noexec-status
+	memfd-noexec-run-level2
 )
 EXPECT_6_1=(ns-no-sysctl)
 EXPECT_6_12=(

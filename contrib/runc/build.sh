@@ -10,7 +10,9 @@
 #
 # Steps: copy RUNC_SRC into a private GOPATH under build/runc-src/ (wiped
 # every run), delete runc's cloned_binary.c there, copy in our loader and
-# contrib/runc/runc_loader_shim.c, apply contrib/runc/patches/*.patch in order
+# contrib/runc/runc_loader_shim.c, nsexec/'s vm.memfd_noexec setter (into
+# libcontainer/nsenter/) and policy/'s parser (into the new package
+# libcontainer/memfdpolicy/), apply contrib/runc/patches/*.patch in order
 # (any patch that does not apply exactly is fatal), then go build in GOPATH
 # mode against Debian's packaged Go dependencies.
 set -eu
@@ -37,7 +39,7 @@ GOPRIV=$TOP/build/runc-src
 DEST=$GOPRIV/src/github.com/opencontainers/runc
 NSENTER=$DEST/libcontainer/nsenter
 
-need_pkg golang-go libseccomp-dev patch pkg-config
+need_pkg golang-go libseccomp-dev libyajl-dev patch pkg-config
 # Debian's runc source and the Go packages it imports, for GOPATH mode (an
 # upstream tree's vendor/ directory takes precedence over them).
 need_pkg golang-github-opencontainers-runc-dev
@@ -82,6 +84,25 @@ rm -f "$DEST/runc"
 rm -f "$NSENTER/cloned_binary.c"
 cp "$TOP/cloned_binary/cloned_binary.c" "$TOP/cloned_binary/cloned_binary.h" \
 	"$TOP"/common/*.h "$HERE/runc_loader_shim.c" "$NSENTER/"
+# The per-container vm.memfd_noexec (patches 0004, 0005): nsexec's stage-0
+# calls nsexec_apply_memfd_noexec() (apply.c, pidns.c; no libcap needed),
+# and runc create/run check config.json with policy_parse_memfd_noexec()
+# through cgo in libcontainer/memfdpolicy (0004 adds its Go file).  Never
+# overwrite a file of runc's.
+for f in nsexec.h apply.c pidns.c pidns.h; do
+	[ ! -e "$NSENTER/$f" ] || die "$RUNC_SRC already has libcontainer/nsenter/$f"
+	cp "$TOP/nsexec/$f" "$NSENTER/"
+done
+MEMFDPOLICY=$DEST/libcontainer/memfdpolicy
+[ ! -e "$MEMFDPOLICY" ] || die "$RUNC_SRC already has libcontainer/memfdpolicy"
+mkdir "$MEMFDPOLICY"
+for f in "$TOP"/policy/*.c "$TOP"/policy/*.h; do
+	case "$(basename "$f")" in
+	fuzz_*) ;; # libFuzzer entry points
+	*) cp "$f" "$MEMFDPOLICY/" ;;
+	esac
+done
+cp "$TOP/common/macro.h" "$MEMFDPOLICY/"
 if grep -rq '_LIBCONTAINER_CLONED_BINARY\|runc_cloned:' \
 	--include='*.go' --include='*.c' --include='*.h' "$DEST/libcontainer" "$DEST"/*.go; then
 	die "something in $RUNC_SRC still refers to runc's old cloned_binary.c"

@@ -1,0 +1,580 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: Apache-2.0
+# The per-container vm.memfd_noexec policy: the OCI annotation
+# "memfd_noexec" (or linux.sysctl["vm.memfd_noexec"]) = "0", "1" or "2".
+#
+#  - The patched runc (contrib/runc/build.sh, patches 0004 and 0005; RUNC=
+#    overrides): nsexec's stage-0 sets the level in the container's new PID
+#    namespace before stage-2 runs; runc create/run read config.json with
+#    memfd-toolkit's C parser first.
+#  - Debian's stock /usr/sbin/runc with the `memfd-noexec hook` (BUILD_DIR/
+#    nsexec/memfd-noexec), injected the way podman and CRI-O inject
+#    contrib/hooks.d/memfd-noexec.json (a stock runc never reads hooks.d).
+#
+# Every runc runs inside `in_level N` (a child PID namespace set to N), so
+# no write can ever reach the initial namespace; teardown checks that the
+# host's value did not move.  Inside the container, a static memfdprobe
+# (built in setup_file: tests/helpers/memfdprobe.c, whose CMake target is
+# dynamic) reports what memfd_create() gives.
+
+load helpers
+
+# setup_file stages runc and the bundle in a world-readable directory;
+# bats re-reads this file for every test, so the staged paths come back
+# through the STAGED_* variables it exports (as in runc.bats).
+RUNC="${STAGED_RUNC:-$RUNC}"
+USER_BIN="${STAGED_USER_BIN:-}"
+BUNDLE_DIR="${STAGED_BUNDLE_DIR:-$BUILD_DIR/bundle-runc-memfd-noexec}"
+ROOTFS="$BUNDLE_DIR/rootfs"
+STOCK_RUNC=/usr/sbin/runc
+MEMFD_NOEXEC="$BUILD_DIR/nsexec/memfd-noexec"
+HOOKSD_FILE="${HOOKSD_FILE:-$REPO_ROOT/contrib/hooks.d/memfd-noexec.json}"
+
+# What the container runs: its user namespace mapping, then the probes.
+PROBE='cat /proc/self/uid_map; for m in level none exec exec-run; do memfdprobe $m; done'
+export PROBE
+
+# A read-only busybox rootfs with a static memfdprobe, and the two base
+# configs, made once in a world-readable directory (the rootless user runs
+# runc from there).
+setup_file() {
+	[ "$(id -u)" -eq 0 ] && [ -x "$RUNC" ] || return 0
+	need_pkg jq busybox-static util-linux
+	stage_user_binaries
+	install -m 0755 "$RUNC" "$USER_BIN/runc"
+	RUNC="$USER_BIN/runc"
+	BUNDLE_DIR="$USER_BIN/bundle" ROOTFS="$USER_BIN/bundle/rootfs"
+	STAGED_RUNC="$RUNC" STAGED_USER_BIN="$USER_BIN"
+	STAGED_BUNDLE_DIR="$BUNDLE_DIR"
+	export STAGED_RUNC STAGED_USER_BIN STAGED_BUNDLE_DIR
+	mkdir -p "$ROOTFS/bin" "$ROOTFS/proc" "$ROOTFS/dev" "$ROOTFS/sys" \
+		"$ROOTFS/tmp" "$ROOTFS/etc"
+	cp /bin/busybox "$ROOTFS/bin/busybox"
+	local a
+	for a in sh true sleep cat; do
+		ln -s busybox "$ROOTFS/bin/$a"
+	done
+	"${CC:-cc}" -static -O2 -D_GNU_SOURCE -I "$REPO_ROOT/common" \
+		-o "$ROOTFS/bin/memfdprobe" "$REPO_ROOT/tests/helpers/memfdprobe.c"
+	chmod -R a+rX "$BUNDLE_DIR"
+	(cd "$BUNDLE_DIR" && "$RUNC" spec && mv config.json rootful.json)
+	if ensure_test_user; then
+		local d
+		d=$(mktemp -d /tmp/runc-mfdn-spec.XXXXXX)
+		chown "$TEST_USER:" "$d"
+		(cd "$d" && setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
+			--init-groups -- "$RUNC" spec --rootless)
+		mv "$d/config.json" "$BUNDLE_DIR/rootless.json"
+		rm -rf "$d"
+	fi
+	chmod a+r "$BUNDLE_DIR"/*.json
+}
+
+teardown_file() {
+	unstage_user_binaries
+}
+
+setup() {
+	requires root runc memfd_noexec || return 1
+	HOST_LEVEL_BEFORE="$(host_level)"
+	T=$(mktemp -d /tmp/runc-mfdn.XXXXXX)
+	chmod 755 "$T"
+	STATE="$T/state"
+	mkdir -m 700 "$STATE" "$T/xdg"
+	# Unique, so that a leftover cgroup is this test's.
+	ID="mfdn-$BATS_TEST_NUMBER-$$"
+	MODE=rootful
+	export T STATE RUNC ID
+}
+
+teardown() {
+	if [ -n "${T:-}" ] && [ -d "$T" ]; then
+		local id
+		for id in $(plain_runc list -q 2>/dev/null); do
+			plain_runc delete -f "$id" >/dev/null 2>&1 || true
+		done
+		rm -rf "$T"
+	fi
+	# The host's value must never change.
+	[ "$(host_level)" = "${HOST_LEVEL_BEFORE:-$(host_level)}" ]
+}
+
+# ---- how runc is started ---------------------------------------------------
+
+# as MODE [RUNC_BINARY]: writes $T/runc, this test's runc command
+# ([setpriv to $TEST_USER] RUNC_BINARY --root $STATE), for MODE rootful or
+# rootless; RUNC_BINARY defaults to the patched runc.
+as() {
+	MODE="$1"
+	local -a cmd=()
+	if [ "$MODE" = rootless ]; then
+		chown "$TEST_USER:" "$STATE" "$T/xdg"
+		cmd+=(setpriv "--reuid=$TEST_USER" "--regid=$TEST_USER"
+			--init-groups --inh-caps=-all --
+			env "XDG_RUNTIME_DIR=$T/xdg" "HOME=$T/xdg")
+	fi
+	cmd+=("${2:-$RUNC}" --root "$STATE")
+	{
+		echo '#!/bin/bash'
+		printf 'exec'
+		printf ' %q' "${cmd[@]}"
+		printf ' "$@"\n'
+	} >"$T/runc"
+	chmod 755 "$T/runc"
+}
+
+# The patched runc for MODE, for teardown and the leftover checks.
+plain_runc() {
+	if [ "${MODE:-rootful}" = rootless ]; then
+		setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups -- \
+			env XDG_RUNTIME_DIR="$T/xdg" "$RUNC" --root "$STATE" "$@"
+	else
+		"$RUNC" --root "$STATE" "$@"
+	fi
+}
+
+# bundle NAME FILTER [ARGS...]: $T/NAME/config.json for MODE, running ARGS
+# (default: the probes), with the jq FILTER applied last.  FILTER may use
+# $v, the JSON value in the file $T/value.json (when it exists).
+bundle() {
+	local name="$1" filter="$2" args='[]' a
+	shift 2
+	[ $# -gt 0 ] || set -- /bin/sh -c "$PROBE"
+	for a in "$@"; do
+		args=$(jq -c --arg a "$a" '. + [$a]' <<<"$args")
+	done
+	[ -e "$T/value.json" ] || echo null >"$T/value.json"
+	mkdir -p "$T/$name"
+	jq --arg root "$ROOTFS" --argjson args "$args" \
+		--slurpfile v "$T/value.json" "
+		.root.path = \$root | .root.readonly = true |
+		.process.terminal = false | .process.args = \$args |
+		(\$v[0]) as \$v | $filter" \
+		"$BUNDLE_DIR/$MODE.json" >"$T/$name/config.json"
+	chmod -R a+rX "$T/$name"
+}
+
+# The user namespace and the mappings a rootful runc writes (uid_map /
+# gid_map from stage-0), for bundle FILTERs.
+USERNS='.linux.namespaces += [{"type": "user"}] |
+	.linux.uidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}] |
+	.linux.gidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}]'
+
+# ---- assertions ------------------------------------------------------------
+
+# assert_inside LEVEL [TEXT]: the probes' lines (TEXT, else $output) show a
+# PID namespace at vm.memfd_noexec=LEVEL.
+assert_inside() {
+	local text="${2:-$output}" want
+	local -a wants
+	local seals='seals=0x[0-9a-f]+'
+	case "$1" in
+	2) wants=("memfdprobe: level=2"
+		"memfdprobe: flags=none result=ok mode=0666 $seals exec_seal=yes"
+		"memfdprobe: flags=exec result=EACCES"
+		"memfdprobe: flags=exec-run result=EACCES") ;;
+	1) wants=("memfdprobe: level=1"
+		"memfdprobe: flags=none result=ok mode=0666 $seals exec_seal=yes"
+		"memfdprobe: flags=exec result=ok mode=0777 $seals exec_seal=no"
+		"memfdprobe: flags=exec-run result=ok exec=ok") ;;
+	0) wants=("memfdprobe: level=0"
+		"memfdprobe: flags=none result=ok mode=0777 $seals exec_seal=no"
+		"memfdprobe: flags=exec result=ok mode=0777 $seals exec_seal=no"
+		"memfdprobe: flags=exec-run result=ok exec=ok") ;;
+	*) echo "assert_inside: bad level '$1'" >&2; return 1 ;;
+	esac
+	for want in "${wants[@]}"; do
+		grep -qxE -- "$want" <<<"$text" || {
+			echo "expected a line '$want' from inside the container, in:" >&2
+			echo "$text" >&2
+			return 1
+		}
+	done
+}
+
+# assert_line_re ERE [TEXT]: some line of TEXT (else $output) matches.
+assert_line_re() {
+	grep -qE -- "$1" <<<"${2:-$output}" || {
+		echo "expected a line matching '$1' in:" >&2
+		echo "${2:-$output}" >&2
+		return 1
+	}
+}
+
+refute_line_re() {
+	! grep -E -- "$1" <<<"${2:-$output}" || {
+		echo "expected no line matching '$1' in:" >&2
+		echo "${2:-$output}" >&2
+		return 1
+	}
+}
+
+# nsexec's markers, as runc's text log shows them.
+nsexec_msg() {
+	printf 'level=%s msg="nsexec-0\\[[0-9]+\\]: vm\\.memfd_noexec: %s"' "$1" "$2"
+}
+
+# messages: the msg of every error or fatal line of a --log-format json
+# runc in $output (non-JSON lines are dropped), decoded.
+messages() {
+	jq -Rr 'fromjson? | select(.level == "error" or .level == "fatal") | .msg' \
+		<<<"$output"
+}
+
+# assert_message TEXT: a runc error message contains TEXT (fixed string).
+assert_message() {
+	grep -qF -- "$1" <<<"$(messages)" || {
+		echo "expected a runc error containing '$1'; runc said:" >&2
+		echo "$output" >&2
+		return 1
+	}
+}
+
+# assert_nothing_left: no container, state directory or cgroup of $ID.
+assert_nothing_left() {
+	local left
+	left=$(plain_runc list -q 2>&1)
+	[ -z "$left" ] || { echo "runc list still shows: $left" >&2; return 1; }
+	[ ! -e "$STATE/$ID" ] || { echo "state left: $STATE/$ID" >&2; return 1; }
+	left=$(find /sys/fs/cgroup -maxdepth 3 -name "*$ID*" 2>/dev/null)
+	[ -z "$left" ] || { echo "cgroups left: $left" >&2; return 1; }
+}
+
+# ---- the patched runc ------------------------------------------------------
+
+@test "annotation 2: MFD_EXEC fails with EACCES, other memfds are 0666 and exec-sealed" {
+	as rootful
+	bundle b '.annotations.memfd_noexec = "2"'
+	run in_level 0 "$T/runc" --debug run -b "$T/b" "$ID"
+	assert_status 0
+	assert_inside 2
+	assert_line_re "$(nsexec_msg debug 'set 2 \(was 0\)')"
+	assert_line_re 'msg="vm\.memfd_noexec: runc init reads 2 \(requested 2\)"'
+	assert_nothing_left
+}
+
+@test "annotation 1: a memfd without flags is not executable, MFD_EXEC still is" {
+	as rootful
+	bundle b '.annotations.memfd_noexec = "1"'
+	run in_level 0 "$T/runc" --debug run -b "$T/b" "$ID"
+	assert_status 0
+	assert_inside 1
+	assert_line_re "$(nsexec_msg debug 'set 1 \(was 0\)')"
+}
+
+@test "no annotation: the container keeps the inherited level, nsexec does nothing" {
+	as rootful
+	bundle b '.'
+	run in_level 0 "$T/runc" --debug run -b "$T/b" "$ID"
+	assert_status 0
+	assert_inside 0
+	refute_line_re 'vm\.memfd_noexec'
+}
+
+@test "user namespace container: set from outside, and runc exec sees it too" {
+	as rootful
+	bundle u ".annotations.memfd_noexec = \"2\" | $USERNS" \
+		/bin/sh -c "$PROBE; exec sleep 60"
+	run in_level 0 sh -ec '
+		"$T/runc" --debug create -b "$T/u" "$ID" </dev/null >"$T/init.out" 2>"$T/create.log"
+		find /sys/fs/cgroup -maxdepth 3 -name "$ID" | grep -q . && echo cgroup=present
+		"$T/runc" start "$ID"
+		i=0
+		until grep -q "flags=exec-run" "$T/init.out"; do
+			i=$((i + 1))
+			[ $i -lt 100 ] || { echo "the container did not report"; exit 1; }
+			sleep 0.1
+		done
+		echo ---- exec
+		"$T/runc" --debug exec "$ID" /bin/sh -c "$PROBE" 2>&1
+		"$T/runc" delete -f "$ID"'
+	assert_status 0
+	# The container's root is host uid 100000; its init saw level 2 ...
+	assert_line_re '^ +0 +100000 +65536$' "$(cat "$T/init.out")"
+	assert_inside 2 "$(cat "$T/init.out")"
+	assert_line_re "$(nsexec_msg debug 'set 2 \(was 0\)')" "$(cat "$T/create.log")"
+	# ... and so does a process that runc exec adds, whose runc init is
+	# not sent the level (only the container's init is).
+	local exec_out="${output#*---- exec}"
+	assert_inside 2 "$exec_out"
+	assert_line_re '^ +0 +100000 +65536$' "$exec_out"
+	refute_line_re 'vm\.memfd_noexec: (applying|set)' "$exec_out"
+	# The leftover check below knows where the cgroups are.
+	assert_output_contains cgroup=present
+	assert_nothing_left
+}
+
+# Invalid requests: a JSON value for annotations["memfd_noexec"] (in a
+# file, so that a 1 MiB value fits), then what the message must quote.
+# "dup" makes the key appear twice instead ("2", then "0").
+BAD_VALUES=(
+	'"3"'		'annotations["memfd_noexec"] = "3" in config.json'
+	'"-1"'		'annotations["memfd_noexec"] = "-1" in config.json'
+	'""'		'annotations["memfd_noexec"] = "" in config.json'
+	'" 2"'		'annotations["memfd_noexec"] = " 2" in config.json'
+	'"2\n"'		'annotations["memfd_noexec"] = "2\n" in config.json'
+	'"two"'		'annotations["memfd_noexec"] = "two" in config.json'
+	'2'		'annotations["memfd_noexec"] in config.json: it is the JSON number 2'
+	'big'		'(1048576 bytes) in config.json: the value is longer than 65536 bytes'
+	'dup'		'duplicate key "memfd_noexec" in the object at annotations'
+)
+
+@test "bad values: runc create fails before anything is created, quoting the value" {
+	as rootful
+	local i value want
+	for ((i = 0; i < ${#BAD_VALUES[@]}; i += 2)); do
+		value="${BAD_VALUES[i]}" want="${BAD_VALUES[i + 1]}"
+		case "$value" in
+		big) printf '"%s"' "$(head -c 1048576 /dev/zero | tr '\0' x)" ;;
+		dup) echo '"2"' ;;
+		*) printf '%s' "$value" ;;
+		esac >"$T/value.json"
+		bundle b '.annotations.memfd_noexec = $v'
+		if [ "$value" = dup ]; then
+			jq -c . "$T/b/config.json" |
+				sed 's/"memfd_noexec":"2"/&,"memfd_noexec":"0"/' >"$T/b/c" &&
+				mv "$T/b/c" "$T/b/config.json"
+			grep -qF '"memfd_noexec":"2","memfd_noexec":"0"' "$T/b/config.json"
+		fi
+		run in_level 0 "$T/runc" --log-format json create -b "$T/b" "$ID" </dev/null
+		echo "row: $value" >&2 # shown if the row fails
+		assert_status 1
+		assert_message "$want"
+		assert_nothing_left
+	done
+}
+
+@test "linux.sysctl vm.memfd_noexec=2 works like the annotation" {
+	as rootful
+	bundle b '.linux.sysctl["vm.memfd_noexec"] = "2"'
+	run in_level 0 "$T/runc" --debug run -b "$T/b" "$ID"
+	assert_status 0
+	assert_inside 2
+	assert_line_re "$(nsexec_msg debug 'set 2 \(was 0\)')"
+	# runc's '/' spelling, with an annotation that agrees.
+	bundle b '.linux.sysctl["vm/memfd_noexec"] = "1" | .annotations.memfd_noexec = "1"'
+	run in_level 0 "$T/runc" --debug run -b "$T/b" "$ID"
+	assert_status 0
+	assert_inside 1
+}
+
+@test "linux.sysctl and the annotation disagreeing fails" {
+	as rootful
+	bundle b '.linux.sysctl["vm.memfd_noexec"] = "1" | .annotations.memfd_noexec = "2"'
+	run in_level 0 "$T/runc" --log-format json create -b "$T/b" "$ID" </dev/null
+	assert_status 1
+	assert_message 'annotations["memfd_noexec"] = "2" and linux.sysctl["vm.memfd_noexec"] = "1" ask for different vm.memfd_noexec levels'
+	assert_nothing_left
+}
+
+@test "the host's PID namespace, or one given by path, is refused" {
+	as rootful
+	bundle b '.annotations.memfd_noexec = "2" |
+		.linux.namespaces |= map(select(.type != "pid"))'
+	run in_level 0 "$T/runc" --log-format json create -b "$T/b" "$ID" </dev/null
+	assert_status 1
+	assert_message 'vm.memfd_noexec (annotations["memfd_noexec"] or linux.sysctl["vm.memfd_noexec"]) = "2" needs a new PID namespace for the container, but it would share runc'"'"'s (the host'"'"'s), whose value runc never changes'
+	assert_nothing_left
+	# The sysctl spelling gets the same answer.
+	bundle b '.linux.sysctl["vm.memfd_noexec"] = "1" |
+		.linux.namespaces |= map(select(.type != "pid"))'
+	run in_level 0 "$T/runc" --log-format json create -b "$T/b" "$ID" </dev/null
+	assert_status 1
+	assert_message '= "1" needs a new PID namespace for the container'
+	assert_nothing_left
+	# Joining an existing PID namespace (here: in_level's own) would
+	# change it for every process in it.
+	bundle b '.annotations.memfd_noexec = "2" |
+		.linux.namespaces |= map(if .type == "pid" then .path = "/proc/1/ns/pid" else . end)'
+	run in_level 0 "$T/runc" --log-format json create -b "$T/b" "$ID" </dev/null
+	assert_status 1
+	assert_message 'but it joins the existing one at /proc/1/ns/pid'
+	assert_nothing_left
+}
+
+@test "rootless runc cannot raise it: annotation 2 fails closed, nothing left" {
+	requires user userns
+	as rootless
+	bundle b '.annotations.memfd_noexec = "2"'
+	run in_level 0 "$T/runc" --log-format json run -b "$T/b" "$ID" </dev/null
+	assert_status 1
+	assert_message 'Failed to set vm.memfd_noexec=2 for the container: '
+	assert_message 'Rootless runtimes cannot set vm.memfd_noexec'
+	assert_message 'inherits the value of the PID namespace runc runs in, which is 0 here. To get 2, set it as root in a parent PID namespace of runc'
+	if grep -q 'memfdprobe:' <<<"$output"; then
+		echo "the container ran" >&2
+		return 1
+	fi
+	assert_nothing_left
+}
+
+@test "rootless runc: a parent namespace's stricter level is inherited, with the notice" {
+	requires user userns
+	as rootless
+	bundle b '.annotations.memfd_noexec = "1"'
+	run in_level 2 "$T/runc" run -b "$T/b" "$ID"
+	assert_status 0
+	assert_inside 2
+	assert_line_re "$(nsexec_msg warning 'kept stricter inherited 2 \(asked for 1\)')"
+	bundle b '.annotations.memfd_noexec = "2"'
+	run in_level 2 "$T/runc" --debug run -b "$T/b" "$ID"
+	assert_status 0
+	assert_inside 2
+	assert_line_re "$(nsexec_msg debug 'inherited 2 \(runc cannot set it: .*\)')"
+}
+
+@test "nested: started at level 1, annotation 0 runs at 1 and says so without --debug" {
+	as rootful
+	bundle b '.annotations.memfd_noexec = "0"'
+	run in_level 1 "$T/runc" run -b "$T/b" "$ID"
+	assert_status 0
+	assert_inside 1
+	assert_line_re "$(nsexec_msg warning 'kept stricter inherited 1 \(asked for 0\)')"
+	refute_line_re 'level=debug'
+}
+
+@test "a kernel without vm.memfd_noexec (fakekernel) fails closed, nothing left" {
+	requires fakekernel
+	as rootful
+	# The sysctl is hidden in fakekernel's mount namespace, where stage-0
+	# and the writer it forks look for it.
+	{
+		echo '#!/bin/bash'
+		printf 'exec %q --memfd-noexec=hide -- %q --root %q "$@"\n' \
+			"$USER_BIN/fakekernel" "$RUNC" "$STATE"
+	} >"$T/runc"
+	bundle b '.annotations.memfd_noexec = "2"'
+	run in_level 0 "$T/runc" --log-format json run -b "$T/b" "$ID" </dev/null
+	assert_status 1
+	assert_message 'this kernel lacks /proc/sys/vm/memfd_noexec (it needs Linux 6.3 or later'
+	if grep -q 'memfdprobe:' <<<"$output"; then
+		echo "the container ran" >&2
+		return 1
+	fi
+	assert_nothing_left
+}
+
+@test "runc restore refuses a container with a request (runc init would not set it)" {
+	as rootful
+	bundle b '.annotations.memfd_noexec = "2"'
+	run in_level 0 "$T/runc" --log-format json restore --image-path "$T/no-image" \
+		-b "$T/b" "$ID" </dev/null
+	assert_status 1
+	assert_message 'refusing to restore: the container asks for vm.memfd_noexec'
+	assert_nothing_left
+}
+
+# ---- stock runc with the hook ------------------------------------------------
+
+# hooksd_inject CONFIG: does to CONFIG (in place) what podman and CRI-O do
+# with contrib/hooks.d/memfd-noexec.json (containers/common pkg/hooks,
+# version 1.0.0) when they create a container: if its "when" matches, add
+# its "hook" to config.json's hooks for each of its "stages".  A stock runc
+# does not read hooks.d itself.  The hook's path becomes the build tree's
+# memfd-noexec (the file names the installed /usr/local/bin one).  Only the
+# conditions the file uses are implemented (annotations, always); anything
+# else fails.  Patterns are Go RE2 there; bash's =~ (POSIX ERE, no
+# REG_NEWLINE) agrees on anchors and classes: "$" only at the very end.
+# Sets INJECTED=1 if it added the hook, else 0.
+hooksd_inject() {
+	local config="$1" kp vp k v matched ok=1 n=0 hook stage
+	INJECTED=0
+	[ "$(jq -r .version "$HOOKSD_FILE")" = 1.0.0 ] || {
+		echo "hooksd_inject: $HOOKSD_FILE is not version 1.0.0" >&2
+		return 1
+	}
+	if jq -e '.when | keys - ["annotations", "always"] | length > 0' \
+		"$HOOKSD_FILE" >/dev/null; then
+		echo "hooksd_inject: unsupported condition in $HOOKSD_FILE" >&2
+		return 1
+	fi
+	case "$(jq -r '.when.always | if . == null then "unset" else tostring end' "$HOOKSD_FILE")" in
+	true) n=$((n + 1)) ;;
+	false) ok=0 ;;
+	esac
+	while IFS= read -r -d '' kp && IFS= read -r -d '' vp; do
+		matched=0
+		while IFS= read -r -d '' k && IFS= read -r -d '' v; do
+			if [[ $k =~ $kp ]] && [[ $v =~ $vp ]]; then
+				matched=1
+				break
+			fi
+		done < <(jq -j '.annotations // {} | to_entries[] |
+			.key, "\u0000", .value, "\u0000"' "$config")
+		if [ $matched = 1 ]; then n=$((n + 1)); else ok=0; fi
+	done < <(jq -j '.when.annotations // {} | to_entries[] |
+		.key, "\u0000", .value, "\u0000"' "$HOOKSD_FILE")
+	[ $ok = 1 ] && [ $n -gt 0 ] || return 0
+	hook=$(jq -c --arg bin "$MEMFD_NOEXEC" '.hook | .path = $bin' "$HOOKSD_FILE")
+	for stage in $(jq -r '.stages[]' "$HOOKSD_FILE"); do
+		jq --argjson hook "$hook" --arg s "$stage" '.hooks[$s] += [$hook]' \
+			"$config" >"$config.new" && mv "$config.new" "$config"
+	done
+	INJECTED=1
+}
+
+requires_hook() {
+	need_pkg runc
+	[ -x "$STOCK_RUNC" ] || missing "Debian's runc at $STOCK_RUNC" || return 1
+	[ -x "$MEMFD_NOEXEC" ] || missing "memfd-noexec at $MEMFD_NOEXEC" || return 1
+	[ -f "$HOOKSD_FILE" ] || missing "$HOOKSD_FILE" || return 1
+}
+
+@test "stock runc + hook: annotation 2 gets the hook, which sets 2 before the container runs" {
+	requires_hook || return 1
+	as rootful "$STOCK_RUNC"
+	bundle b '.annotations.memfd_noexec = "2"'
+	hooksd_inject "$T/b/config.json"
+	[ "$INJECTED" = 1 ]
+	jq -e --arg bin "$MEMFD_NOEXEC" '[.hooks | to_entries[] | .value[] |
+		select(.path == $bin and .args == ["memfd-noexec", "hook"])] | length == 1' \
+		"$T/b/config.json" >/dev/null
+	run in_level 0 "$T/runc" run -b "$T/b" "$ID"
+	assert_status 0
+	assert_inside 2
+	assert_nothing_left
+}
+
+@test "stock runc + hook: without the annotation the hook is not injected" {
+	requires_hook || return 1
+	as rootful "$STOCK_RUNC"
+	bundle b '.'
+	hooksd_inject "$T/b/config.json"
+	[ "$INJECTED" = 0 ]
+	jq -e '.hooks == null' "$T/b/config.json" >/dev/null
+	run in_level 0 "$T/runc" run -b "$T/b" "$ID"
+	assert_status 0
+	assert_inside 0
+}
+
+@test "stock runc + hook: a bad value fails container creation" {
+	requires_hook || return 1
+	as rootful "$STOCK_RUNC"
+	local value
+	for value in 3 two ' 2' $'2\n' ''; do
+		printf '%s' "$value" | jq -Rs . >"$T/value.json"
+		bundle b '.annotations.memfd_noexec = $v'
+		hooksd_inject "$T/b/config.json"
+		if [ "$INJECTED" != 1 ]; then
+			echo "$HOOKSD_FILE's \"when\" does not match the annotation" \
+				"$(cat "$T/value.json"): podman and CRI-O would not run the" \
+				"hook, and the container would run at the inherited level" \
+				"without an error (fails open)" >&2
+			return 1
+		fi
+		run in_level 0 "$T/runc" --log-format json run -b "$T/b" "$ID" </dev/null
+		assert_status 1
+		assert_message "memfd-noexec hook: Refusing annotations[\"memfd_noexec\"] = $(cat "$T/value.json") in $T/b/config.json"
+		assert_nothing_left
+	done
+}
+
+@test "stock runc rejects vm.memfd_noexec in linux.sysctl (as documented)" {
+	requires_hook || return 1
+	as rootful "$STOCK_RUNC"
+	bundle b '.linux.sysctl["vm.memfd_noexec"] = "2"'
+	run in_level 0 "$T/runc" --log-format json create -b "$T/b" "$ID" </dev/null
+	assert_status 1
+	assert_message 'sysctl "vm.memfd_noexec" is not in a separate kernel namespace'
+	assert_nothing_left
+}

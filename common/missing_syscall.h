@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sys/syscall.h>
+#include <sys/types.h>
 #include <unistd.h>
 
 /* memfd_create(2) flags. */
@@ -91,6 +92,48 @@ static inline int missing_execveat(int dirfd, const char *path,
 {
 #ifdef __NR_execveat
 	return (int)syscall(__NR_execveat, dirfd, path, argv, envp, flags);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* Namespaces and pidfds (used by nsexec/). */
+#ifndef NSFS_MAGIC
+#define NSFS_MAGIC 0x6e736673 /* 3.19 (nsfs); magic.h */
+#endif
+#ifndef NS_GET_PARENT
+#define NS_GET_PARENT 0xb702 /* _IO(0xb7, 0x2), 4.9; linux/nsfs.h */
+#endif
+/* Fixed inode numbers of the initial namespaces (include/linux/proc_ns.h,
+ * not exported to user space), stable since 3.8. */
+#ifndef PROC_USER_INIT_INO
+#define PROC_USER_INIT_INO 0xEFFFFFFDU
+#endif
+#ifndef PROC_PID_INIT_INO
+#define PROC_PID_INIT_INO 0xEFFFFFFCU
+#endif
+
+#ifndef PIDFD_GET_PID_NAMESPACE
+#define PIDFD_GET_PID_NAMESPACE 0xff05 /* _IO(0xff, 5), 6.11; linux/pidfd.h */
+#endif
+
+/* pidfd_open(2), 5.3; -1 with errno, ENOSYS where the headers lack it. */
+static inline int missing_pidfd_open(pid_t pid, unsigned int flags)
+{
+#ifdef __NR_pidfd_open
+	return (int)syscall(__NR_pidfd_open, pid, flags);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* pidfd_send_signal(2), 5.1. */
+static inline int missing_pidfd_send_signal(int pidfd, int sig)
+{
+#ifdef __NR_pidfd_send_signal
+	return (int)syscall(__NR_pidfd_send_signal, pidfd, sig, NULL, 0);
 #else
 	errno = ENOSYS;
 	return -1;

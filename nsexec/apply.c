@@ -321,7 +321,7 @@ static int open_target(pid_t target, struct target *t, char **ret_error)
 	_cleanup_close_ int parent = -EBADF;
 	int r;
 
-	t->pidfd = nsexec_pidfd_open(target, 0);
+	t->pidfd = missing_pidfd_open(target, 0);
 	if (t->pidfd < 0) {
 		r = negative_errno();
 		if (r == -ESRCH)
@@ -346,7 +346,7 @@ static int open_target(pid_t target, struct target *t, char **ret_error)
 			if (t->nsfd < 0)
 				return t->nsfd;
 			if (t->pidfd >= 0 &&
-			    nsexec_pidfd_send_signal(t->pidfd, 0) < 0 &&
+			    missing_pidfd_send_signal(t->pidfd, 0) < 0 &&
 			    errno == ESRCH)
 				return fail(ret_error, -ESRCH,
 					    "Failed to find process %d: it "

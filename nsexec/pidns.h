@@ -17,46 +17,7 @@
 #include <sys/types.h>
 #include <unistd.h>
 
-#ifndef NSFS_MAGIC
-#define NSFS_MAGIC 0x6e736673 /* 3.19 (nsfs); magic.h */
-#endif
-#ifndef NS_GET_PARENT
-#define NS_GET_PARENT 0xb702 /* _IO(0xb7, 0x2), 4.9; linux/nsfs.h */
-#endif
-/* Fixed inode numbers of the initial namespaces (include/linux/proc_ns.h,
- * not exported to user space), stable since 3.8. */
-#ifndef PROC_USER_INIT_INO
-#define PROC_USER_INIT_INO 0xEFFFFFFDU
-#endif
-#ifndef PROC_PID_INIT_INO
-#define PROC_PID_INIT_INO 0xEFFFFFFCU
-#endif
-
-#ifndef PIDFD_GET_PID_NAMESPACE
-#define PIDFD_GET_PID_NAMESPACE 0xff05 /* _IO(0xff, 5), 6.11; linux/pidfd.h */
-#endif
-
-/* pidfd_open(2), 5.3; -1 with errno, ENOSYS where the headers lack it. */
-static inline int nsexec_pidfd_open(pid_t pid, unsigned int flags)
-{
-#ifdef __NR_pidfd_open
-	return (int)syscall(__NR_pidfd_open, pid, flags);
-#else
-	errno = ENOSYS;
-	return -1;
-#endif
-}
-
-/* pidfd_send_signal(2), 5.1. */
-static inline int nsexec_pidfd_send_signal(int pidfd, int sig)
-{
-#ifdef __NR_pidfd_send_signal
-	return (int)syscall(__NR_pidfd_send_signal, pidfd, sig, NULL, 0);
-#else
-	errno = ENOSYS;
-	return -1;
-#endif
-}
+#include "missing_syscall.h"
 
 #define NSEXEC_SYSCTL_PATH "/proc/sys/vm/memfd_noexec"
 

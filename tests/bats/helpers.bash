@@ -137,9 +137,7 @@ assert_output_contains() {
 # The patched runc that contrib/runc/build.sh builds; RUNC=path overrides.
 RUNC="${RUNC:-$REPO_ROOT/build/runc}"
 
-
 # ---- shared by the runc suites ------------------------------------------------
-# (runc.bats still defines identical need_pkg and in_level itself.)
 
 # need_pkg PKG...: installs the Debian packages that are missing.
 need_pkg() {

@@ -18,14 +18,6 @@ FAKEKERNEL="${STAGED_FAKEKERNEL:-$FAKEKERNEL}"
 BUNDLE_DIR="${STAGED_BUNDLE_DIR:-$BUILD_DIR/bundle-runc}"
 ROOTFS="$BUNDLE_DIR/rootfs"
 
-need_pkg() {
-	local p
-	for p in "$@"; do
-		dpkg -s "$p" >/dev/null 2>&1 || {
-			apt-get update && apt-get install -y "$p"
-		} >/dev/null 2>&1
-	done
-}
 
 # A read-only busybox rootfs and the two base configs, made once.
 setup_file() {
@@ -132,21 +124,6 @@ plain_runc() {
 	fi
 }
 
-# in_level N CMD...: CMD as root in a new PID namespace (and mount
-# namespace, with its own /proc, which runc needs to find its children)
-# whose vm.memfd_noexec was set to N there.  N "host": no new namespace.
-# Never writes the initial namespace's value.
-in_level() {
-	local level="$1"
-	shift
-	if [ "$level" = host ]; then
-		"$@"
-		return
-	fi
-	unshare --pid --fork --kill-child --mount-proc -- sh -c \
-		'echo "$0" > /proc/sys/vm/memfd_noexec || exit 125; exec "$@"' \
-		"$level" "$@"
-}
 
 # bundle NAME ARGS...: $T/NAME/config.json for MODE, running ARGS.
 bundle() {

@@ -33,6 +33,10 @@ need_pkg() {
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
+# Go needs a build cache; CI may run with neither HOME nor XDG_CACHE_HOME.
+if [ -z "${GOCACHE:-}" ] && [ -z "${HOME:-}" ] && [ -z "${XDG_CACHE_HOME:-}" ]; then
+	export GOCACHE="$TOP/build/go-cache"
+fi
 RUNC_SRC=${RUNC_SRC:-/usr/share/gocode/src/github.com/opencontainers/runc}
 OUT=${OUT:-$TOP/build/runc}
 GOPRIV=$TOP/build/runc-src

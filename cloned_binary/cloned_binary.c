@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 #include "cloned_binary.h"
+#include "fd-util.h"
 #include "macro.h"
 #include "missing_syscall.h"
 
@@ -752,40 +753,16 @@ static int read_cmdline(char ***ret_argv)
 {
 	_cleanup_close_ int fd = -EBADF;
 	_cleanup_free_ char *buf = NULL;
-	size_t len = 0, cap = 4096, argc = 0;
+	size_t len, argc = 0;
 	char **argv, *p, *s;
+	int r;
 
 	fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return negative_errno();
-
-	buf = malloc(cap);
-	if (!buf)
-		return -ENOMEM;
-	for (;;) {
-		ssize_t n;
-
-		if (len == cap) {
-			char *nbuf;
-
-			if (cap >= CMDLINE_MAX)
-				return -E2BIG;
-			nbuf = realloc(buf, cap * 2);
-			if (!nbuf)
-				return -ENOMEM;
-			buf = nbuf;
-			cap *= 2;
-		}
-		n = read(fd, buf + len, cap - len);
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			return negative_errno();
-		}
-		if (n == 0)
-			break;
-		len += (size_t)n;
-	}
+	r = read_full_fd(fd, CMDLINE_MAX, &buf, &len);
+	if (r < 0)
+		return r;
 	if (len == 0 || buf[len - 1] != '\0')
 		return -EINVAL;
 

@@ -22,6 +22,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fd-util.h"
 #include "macro.h"
 #include "nsexec.h"
 #include "pidns.h"
@@ -49,19 +50,10 @@ struct report {
 _printf_(3, 4) static int fail(char **ret_error, int r, const char *fmt, ...)
 {
 	va_list ap;
-	char *m = NULL;
-	int n;
 
-	if (!ret_error)
-		return r;
 	va_start(ap, fmt);
-	n = vasprintf(&m, fmt, ap);
+	r = set_error_va(ret_error, r, fmt, ap);
 	va_end(ap);
-	if (n < 0) {
-		*ret_error = NULL;
-		return -ENOMEM;
-	}
-	*ret_error = m;
 	return r;
 }
 
@@ -462,15 +454,7 @@ int nsexec_apply_memfd_noexec(pid_t target, int level,
 	}
 	wfd = safe_close(wfd);
 
-	while (got < sizeof(rep)) {
-		ssize_t k = read(rfd, (char *)&rep + got, sizeof(rep) - got);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		got += (size_t)k;
-	}
+	got = read_up_to(rfd, &rep, sizeof(rep));
 	while ((r = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
 		;
 	/* A caller that reaps children itself (SIGCHLD ignored, or a reaper

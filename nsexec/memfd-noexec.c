@@ -46,28 +46,30 @@ static const char *command = NULL; /* for messages: "memfd-noexec run" */
 
 /* ---- reporting (the tool's main() is the only place that prints) -------- */
 
+_printf_(1, 0) static void verr(const char *fmt, va_list ap)
+{
+	fprintf(stderr, "%s%s%s: ", prog, command ? " " : "",
+		command ? command : "");
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+}
+
 _printf_(1, 2) static void err(const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s%s%s: ", prog, command ? " " : "",
-		command ? command : "");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	verr(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 }
 
 _noreturn_ _printf_(2, 3) static void die(int status, const char *fmt, ...)
 {
 	va_list ap;
 
-	fprintf(stderr, "%s%s%s: ", prog, command ? " " : "",
-		command ? command : "");
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	verr(fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
 	exit(status);
 }
 

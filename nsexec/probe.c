@@ -18,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fd-util.h"
 #include "macro.h"
 #include "missing_syscall.h"
 #include "pidns.h"
@@ -417,15 +418,7 @@ int nsexec_probe_semantics(enum nsexec_semantics *ret, char **ret_detail)
 	}
 	wfd = safe_close(wfd);
 
-	while (got < sizeof(rep)) {
-		ssize_t k = read(rfd, (char *)&rep + got, sizeof(rep) - got);
-
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k <= 0)
-			break;
-		got += (size_t)k;
-	}
+	got = read_up_to(rfd, &rep, sizeof(rep));
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
 

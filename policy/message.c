@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "fd-util.h"
 #include "message.h"
 
 struct sbuf {
@@ -174,19 +175,9 @@ bool policy_utf8_valid(const char *s, size_t len)
 int policy_message_set(char **ret_error, int r, const char *fmt, ...)
 {
 	va_list ap;
-	char *m = NULL;
-	int n;
-
-	if (!ret_error)
-		return r;
 
 	va_start(ap, fmt);
-	n = vasprintf(&m, fmt, ap);
+	r = set_error_va(ret_error, r, fmt, ap);
 	va_end(ap);
-	if (n < 0) {
-		*ret_error = NULL;
-		return -ENOMEM;
-	}
-	*ret_error = m;
 	return r;
 }

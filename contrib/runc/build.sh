@@ -106,7 +106,7 @@ for f in "$TOP"/policy/*.c "$TOP"/policy/*.h; do
 	*) cp "$f" "$MEMFDPOLICY/" ;;
 	esac
 done
-cp "$TOP/common/macro.h" "$MEMFDPOLICY/"
+cp "$TOP/common/macro.h" "$TOP/common/fd-util.h" "$MEMFDPOLICY/"
 if grep -rq '_LIBCONTAINER_CLONED_BINARY\|runc_cloned:' \
 	--include='*.go' --include='*.c' --include='*.h' "$DEST/libcontainer" "$DEST"/*.go; then
 	die "something in $RUNC_SRC still refers to runc's old cloned_binary.c"

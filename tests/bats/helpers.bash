@@ -164,3 +164,15 @@ in_level() {
 		'echo "$0" > /proc/sys/vm/memfd_noexec || exit 125; exec "$@"' \
 		"$level" "$@"
 }
+
+# plain_runc ARGS...: $RUNC with the test's state dir ($STATE) for MODE
+# (rootful, or rootless as $TEST_USER with $T/xdg), without fakekernel;
+# for teardown and the leftover checks of the runc suites.
+plain_runc() {
+	if [ "${MODE:-rootful}" = rootless ]; then
+		setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups -- \
+			env XDG_RUNTIME_DIR="$T/xdg" "$RUNC" --root "$STATE" "$@"
+	else
+		"$RUNC" --root "$STATE" "$@"
+	fi
+}

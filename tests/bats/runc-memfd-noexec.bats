@@ -123,16 +123,6 @@ as() {
 	chmod 755 "$T/runc"
 }
 
-# The patched runc for MODE, for teardown and the leftover checks.
-plain_runc() {
-	if [ "${MODE:-rootful}" = rootless ]; then
-		setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups -- \
-			env XDG_RUNTIME_DIR="$T/xdg" "$RUNC" --root "$STATE" "$@"
-	else
-		"$RUNC" --root "$STATE" "$@"
-	fi
-}
-
 # bundle NAME FILTER [ARGS...]: $T/NAME/config.json for MODE, running ARGS
 # (default: the probes), with the jq FILTER applied last.  FILTER may use
 # $v, the JSON value in the file $T/value.json (when it exists).

@@ -114,17 +114,6 @@ as() {
 	chmod 755 "$T/runc"
 }
 
-# The same runc without fakekernel, for teardown.
-plain_runc() {
-	if [ "${MODE:-rootful}" = rootless ]; then
-		setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups -- \
-			env XDG_RUNTIME_DIR="$T/xdg" "$RUNC" --root "$STATE" "$@"
-	else
-		"$RUNC" --root "$STATE" "$@"
-	fi
-}
-
-
 # bundle NAME ARGS...: $T/NAME/config.json for MODE, running ARGS.
 bundle() {
 	local name="$1"

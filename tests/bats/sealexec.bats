@@ -312,3 +312,15 @@ teardown() {
 		assert_output_contains "selfcheck: ok"
 	done
 }
+
+@test "--check tells a sealed clone from a plain file" {
+	run "$SEALEXEC" --check /bin/true
+	assert_status 1
+	assert_output_contains "/bin/true: not a sealed clone"
+	# A shell run through sealexec checks its own image.
+	run "$SEALEXEC" sh -c '"$0" --check /proc/$$/exe' "$SEALEXEC"
+	assert_status 0
+	assert_output_contains "exe: sealed clone"
+	run "$SEALEXEC" --check /nonexistent
+	assert_status 2
+}

@@ -5,14 +5,20 @@
  * overwritten through /proc/<pid>/exe (CVE-2019-5736).
  *
  * Every function returns 0 or a non-negative value on success and -errno on
- * failure.  The library never exits and prints only debug markers (to
- * stderr, or to the log function), and only while debugging is on.
+ * failure; those that take `struct mt_error **err` then also store an
+ * error there (see common/errors.h) naming the step, the method and the
+ * errno.  The library never exits, reads no environment variable except
+ * its own re-exec marker (cloned_binary_ensure()), and prints only debug
+ * markers, and only when the options ask for them.
  */
 #ifndef CLONED_BINARY_H
 #define CLONED_BINARY_H
 
 #include <stdbool.h>
 #include <stddef.h>
+
+#include "errors.h"
+#include "kernel-features.h"
 
 enum cloned_binary_method {
 	CLONED_BINARY_METHOD_AUTO = 0,
@@ -21,11 +27,10 @@ enum cloned_binary_method {
 	CLONED_BINARY_METHOD_MEMFD_EXEC,
 	/* memfd_create() without MFD_EXEC (kernels before 6.3), write-sealed */
 	CLONED_BINARY_METHOD_MEMFD,
-	/* O_TMPFILE|O_EXCL in an exec-permitting directory, no write bits,
-	   O_PATH */
+	/* O_TMPFILE|O_EXCL in a checked directory, no write bits, O_PATH */
 	CLONED_BINARY_METHOD_TMPFILE,
-	/* mkostemp() + unlink() where O_TMPFILE is unsupported, then as tmpfile
-	 */
+	/* a named file + unlink where O_TMPFILE is unsupported, then as
+	 * tmpfile; no byte is written before the name is gone */
 	CLONED_BINARY_METHOD_MKOSTEMP,
 	_CLONED_BINARY_METHOD_MAX,
 };
@@ -45,46 +50,32 @@ const char *cloned_binary_method_to_string(enum cloned_binary_method m);
 /* Returns the request, or -EINVAL for an unknown name. */
 int cloned_binary_request_from_string(const char *s);
 
-/*
- * Kernel features, probed by calling each feature and reading the errno.
- * The probe runs once and is cached; cloned_binary_features_override()
- * replaces the cache (for tests), as does the environment variable
- * CLONED_BINARY_FEATURES, a comma-separated list such as "-mfd_exec,-o_tmpfile"
- * that turns features off (never on).
- */
-struct cloned_binary_features {
-	bool memfd_create; /* memfd_create(2) exists (3.17) */
-	bool mfd_exec;	   /* MFD_EXEC / MFD_NOEXEC_SEAL are known (6.3) */
-	bool seal_exec;	   /* F_SEAL_EXEC is known (6.3) */
-	bool o_tmpfile; /* O_TMPFILE works in some candidate directory (3.11) */
-	bool execveat;	/* execveat(2) exists (3.19) */
-};
-
-/* Fills *ret.  Never fails: a feature that cannot be probed counts as absent.
- */
-void cloned_binary_features(struct cloned_binary_features *ret);
-/* Replaces the cached probe result; NULL drops the cache so it is re-probed. */
-void cloned_binary_features_override(const struct cloned_binary_features *f);
-
-/*
- * Reads vm.memfd_noexec as this task's PID namespace sees it.  Returns 0, 1
- * or 2, or -ENOENT when the kernel has no such sysctl (before 6.3, or no
- * CONFIG_PID_NS), or another -errno from open/read, or -EINVAL if the file
- * holds something else.
- */
-int cloned_binary_memfd_noexec(void);
-
-/* Debugging: markers "cloned_binary: ..." go to stderr or to log_fn. */
-void cloned_binary_set_debug(bool on);
-bool cloned_binary_debug_enabled(void); /* also true if SEALEXEC_DEBUG=1 */
-void cloned_binary_set_log_fn(void (*log_fn)(const char *line));
-
 struct cloned_binary_options {
 	enum cloned_binary_request request;
-	/* Directory for the tmpfile methods; NULL tries the defaults:
-	 * $SEALEXEC_TMPDIR, $XDG_RUNTIME_DIR, /run, /tmp, /var/tmp, /dev/shm.
-	 * Directories mounted noexec are skipped. */
+	/*
+	 * An explicit directory for the file methods.  It is used alone, and
+	 * one that breaks a rule below is an error (-EPERM, or -EROFS for a
+	 * read-only or noexec mount).
+	 */
 	const char *tmpdir;
+	/*
+	 * Otherwise: candidate directories tried first (NULL-terminated;
+	 * NULL for none), then /run, /tmp, /var/tmp and /dev/shm.  A
+	 * candidate that breaks a rule is skipped with a debug line
+	 * "cloned_binary: skipping DIR: REASON".  The rules: an absolute
+	 * path to a directory owned by the effective user or by root; not
+	 * writable by group or others unless sticky; not append-only or
+	 * immutable; not mounted noexec or read-only; and the new file's
+	 * filesystem (fstatfs of the file itself) is tmpfs, ext4, xfs or
+	 * btrfs, where the kernel, not the file's owner, enforces its mode
+	 * and link count.
+	 */
+	const char *const *tmpdirs;
+	/* The kernel features to use; NULL probes them (cached). */
+	const struct mt_features *features;
+	/* Debug markers "cloned_binary: ..." go to log (NULL: stderr). */
+	bool debug;
+	void (*log)(const char *line);
 };
 
 /* Seals that every memfd clone must carry (mask, never equality). */
@@ -93,36 +84,45 @@ struct cloned_binary_options {
 /*
  * Makes a sealed executable copy of the regular file open at src_fd (which
  * must be readable; its file offset is not used).  On success stores the
- * copy in *ret_fd (O_CLOEXEC; a memfd, or an O_PATH fd for the tmpfile
+ * copy in *ret_fd (O_CLOEXEC; a memfd, or an O_PATH fd for the file
  * methods) and the method in *ret_method, and returns 0.
  *
  * Errors:
  *  -EBADF, -EINVAL  src_fd is not an open regular file;
  *  -EACCES, -EPERM  every permitted method was refused by policy
- *                   (vm.memfd_noexec=2 and no exec-permitting directory);
+ *                   (vm.memfd_noexec=2 and no usable directory), or the
+ *                   explicit tmpdir breaks a rule;
+ *  -EROFS           the explicit tmpdir is mounted read-only or noexec;
  *  -ENOEXEC         a copy was made but does not carry the required
- *                   seals or mode (it is destroyed, never returned);
+ *                   seals, mode or link count (it is destroyed, never
+ *                   returned);
  *  -EIO             the source changed size while it was being copied;
- *  -ENOENT          no usable directory for the tmpfile methods;
- *  any other -errno from memfd_create, open, mkostemp, write, fcntl, fchmod.
+ *  -ENOENT          no usable directory for the file methods;
+ *  any other -errno from memfd_create, open, write, fcntl, fchmod.
  */
 int cloned_binary_clone(int src_fd, const struct cloned_binary_options *opts,
-			enum cloned_binary_method *ret_method, int *ret_fd);
+			enum cloned_binary_method *ret_method, int *ret_fd,
+			struct mt_error **err);
 
 /*
- * Checks that fd is a sealed clone: a memfd whose seals include
- * CLONED_BINARY_MEMFD_SEALS (and F_SEAL_EXEC where that exists), or an
- * unlinked (nlink == 0) regular file with no write bits.  Returns 1 if it
- * is, 0 if it is not, -errno if fd cannot be inspected.
+ * Checks that fd is a sealed clone.  A memfd is judged on its seals alone:
+ * they must include CLONED_BINARY_MEMFD_SEALS, and F_SEAL_EXEC where the
+ * features (opts, or the probe) have it.  Any other file must be unlinked
+ * (nlink == 0), executable, without write bits, and on tmpfs, ext4, xfs or
+ * btrfs.  Returns 1 if it is, 0 if it is not, -errno if fd cannot be
+ * inspected.
  */
-int cloned_binary_is_sealed(int fd);
+int cloned_binary_is_sealed(int fd, const struct cloned_binary_options *opts);
 
 /*
  * Executes the clone at fd with argv and envp.  Re-verifies the clone first
- * and refuses (-ENOEXEC) to execute anything writable.  Returns only on
- * failure, with -errno from execveat (or the /proc/self/fd fallback).
+ * and refuses (-ENOEXEC) to execute anything that is not sealed.  Returns
+ * only on failure, with -errno from execveat (or the /proc/self/fd
+ * fallback).
  */
-int cloned_binary_exec(int fd, char *const argv[], char *const envp[]);
+int cloned_binary_exec(int fd, char *const argv[], char *const envp[],
+		       const struct cloned_binary_options *opts,
+		       struct mt_error **err);
 
 /*
  * For runtimes: unless the running program already runs from a sealed
@@ -132,14 +132,8 @@ int cloned_binary_exec(int fd, char *const argv[], char *const envp[]);
  * sealed clone, this returns -ELOOP instead of looping.  Returns 0 when
  * running from a clone (the marker is removed again), or -errno.
  */
-int cloned_binary_ensure(const struct cloned_binary_options *opts);
-
-/*
- * A human-readable description of the last failure in this thread, naming
- * the step, the method and the errno: "Failed to seal memfd (memfd-exec):
- * Device or resource busy".  Never NULL.
- */
-const char *cloned_binary_last_error(void);
+int cloned_binary_ensure(const struct cloned_binary_options *opts,
+			 struct mt_error **err);
 
 /*
  * The copy step on its own, exported for the benchmark.  Copies size bytes

@@ -10,7 +10,12 @@
  * Exit status: PROGRAM's (sealexec execs it); 2 for a bad option or a
  * program that cannot be found; 126 when no sealed copy could be made or
  * executed.
+ *
+ * The library reads no environment; this tool fills its options from the
+ * command line and from SEALEXEC_DEBUG, SEALEXEC_TMPDIR, XDG_RUNTIME_DIR
+ * and MEMFD_TOOLKIT_FEATURES.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -24,6 +29,7 @@
 
 #include "cloned_binary.h"
 #include "macro.h"
+#include "memfd-sysctl.h"
 
 #define EXIT_USAGE 2
 #define EXIT_CANNOT_EXEC 126
@@ -55,10 +61,13 @@ static void usage(FILE *f)
 	      "  -d, --debug            print which method was used\n"
 	      "                         (also SEALEXEC_DEBUG=1)\n"
 	      "  -m, --method=METHOD    auto (default), memfd or tmpfile\n"
-	      "  -t, --tmpdir=DIR       directory for the tmpfile method\n"
+	      "  -t, --tmpdir=DIR       the only directory for the tmpfile "
+	      "method\n"
 	      "                         (default: $SEALEXEC_TMPDIR, "
 	      "$XDG_RUNTIME_DIR,\n"
-	      "                         /run, /tmp, /var/tmp, /dev/shm)\n"
+	      "                         /run, /tmp, /var/tmp, /dev/shm; "
+	      "directories\n"
+	      "                         others control are skipped)\n"
 	      "      --features         print the probed kernel features\n"
 	      "      --json             with --features: print one JSON "
 	      "object\n"
@@ -69,118 +78,53 @@ static void usage(FILE *f)
 	      "\n"
 	      "Exit status: PROGRAM's; 2 for bad usage or a missing program;\n"
 	      "126 if no sealed copy could be made or executed.\n"
-	      "CLONED_BINARY_FEATURES=-name,... turns probed features off for\n"
+	      "MEMFD_TOOLKIT_FEATURES=-name,... turns probed features off for\n"
 	      "testing (names as printed by --features).\n",
 	      f);
 }
 
-/* Feature names, shared by --features and CLONED_BINARY_FEATURES. */
-#define FEATURE_TABLE(f)                                \
-	{                                               \
-		{"memfd_create", &(f)->memfd_create},   \
-			{"mfd_exec", &(f)->mfd_exec},   \
-			{"seal_exec", &(f)->seal_exec}, \
-			{"o_tmpfile", &(f)->o_tmpfile}, \
-			{"execveat", &(f)->execveat},   \
-	}
-
-struct feature_ref {
-	const char *name;
-	bool *value;
+struct args {
+	struct cloned_binary_options opts;
+	struct mt_features features;
+	const char *tmpdirs[3];
+	bool show_features, json;
+	const char *check;
+	char **program; /* NULL-terminated argv of PROGRAM */
 };
 
-/* Applies "-name,-name" from CLONED_BINARY_FEATURES; features only go off. */
-static void apply_feature_env(void)
+static int print_features(const struct mt_features *f, bool json)
 {
-	const char *env = getenv("CLONED_BINARY_FEATURES");
-	struct cloned_binary_features f;
-	_cleanup_free_ char *copy = NULL;
-	char *save = NULL;
+	int level = f->memfd_noexec ? mt_memfd_noexec_read() : -ENOENT;
 
-	if (!env || !*env)
-		return;
+	for (size_t i = 0; i < mt_features_count; i++) {
+		bool v = mt_feature_value(f, i);
 
-	cloned_binary_features(&f);
-	struct feature_ref table[] = FEATURE_TABLE(&f);
-
-	copy = strdup(env);
-	if (!copy)
-		die(EXIT_CANNOT_EXEC,
-		    "Failed to parse CLONED_BINARY_FEATURES: %s",
-		    strerror(ENOMEM));
-	for (char *tok = strtok_r(copy, ",", &save); tok;
-	     tok = strtok_r(NULL, ",", &save)) {
-		bool found = false;
-
-		if (tok[0] != '-')
-			die(EXIT_USAGE,
-			    "CLONED_BINARY_FEATURES: '%s' must start with '-' "
-			    "(features can only be turned off)",
-			    tok);
-		for (size_t i = 0; i < ELEMENTSOF(table); i++)
-			if (strcmp(tok + 1, table[i].name) == 0) {
-				*table[i].value = false;
-				found = true;
-			}
-		if (!found)
-			die(EXIT_USAGE,
-			    "CLONED_BINARY_FEATURES: unknown feature '%s'; "
-			    "allowed: "
-			    "memfd_create, mfd_exec, seal_exec, o_tmpfile, "
-			    "execveat",
-			    tok + 1);
-	}
-	cloned_binary_features_override(&f);
-	if (cloned_binary_debug_enabled())
-		fprintf(stderr,
-			"cloned_binary: features overridden by "
-			"CLONED_BINARY_FEATURES=%s\n",
-			env);
-}
-
-static int print_features(bool json)
-{
-	struct cloned_binary_features f;
-	char level[16];
-	int r;
-
-	cloned_binary_features(&f);
-	struct feature_ref table[] = FEATURE_TABLE(&f);
-
-	r = cloned_binary_memfd_noexec();
-	if (r >= 0)
-		(void)snprintf(level, sizeof(level), "%d", r);
-	else if (r == -ENOENT)
-		(void)snprintf(level, sizeof(level), "absent");
-	else
-		(void)snprintf(level, sizeof(level), "unreadable");
-
-	if (json) {
-		fputc('{', stdout);
-		for (size_t i = 0; i < ELEMENTSOF(table); i++)
-			printf("\"%s\":%s,", table[i].name,
-			       *table[i].value ? "true" : "false");
-		if (r >= 0)
-			printf("\"memfd_noexec\":%d}\n", r);
+		if (json)
+			printf("%s\"%s\":%s", i ? "," : "{", mt_feature_name(i),
+			       v ? "true" : "false");
 		else
-			printf("\"memfd_noexec\":\"%s\"}\n", level);
-	} else {
-		for (size_t i = 0; i < ELEMENTSOF(table); i++)
-			printf("%s: %s\n", table[i].name,
-			       *table[i].value ? "yes" : "no");
-		printf("memfd_noexec: %s\n", level);
+			printf("%s: %s\n", mt_feature_name(i),
+			       v ? "yes" : "no");
 	}
+	if (json && level >= 0)
+		printf(",\"level\":%d}\n", level);
+	else if (json)
+		printf(",\"level\":null}\n");
+	else if (level >= 0)
+		printf("level: %d\n", level);
+	else
+		printf("level: none (%s)\n", strerror(-level));
 	return fflush(stdout) == 0 ? 0 : EXIT_CANNOT_EXEC;
 }
 
-static int check_file(const char *path)
+static int check_file(const char *path, const struct cloned_binary_options *o)
 {
 	_cleanup_close_ int fd = open(path, O_RDONLY | O_CLOEXEC);
 	int r;
 
 	if (fd < 0)
 		die(EXIT_USAGE, "Failed to open %s: %m", path);
-	r = cloned_binary_is_sealed(fd);
+	r = cloned_binary_is_sealed(fd, o);
 	if (r < 0)
 		die(EXIT_CANNOT_EXEC, "Failed to inspect %s: %s", path,
 		    strerror(-r));
@@ -188,168 +132,199 @@ static int check_file(const char *path)
 	return r ? 0 : 1;
 }
 
-/* Finds PROGRAM like execvp(3) would; returns an O_RDONLY fd or exits. */
-static int open_program(const char *prog)
+/* Opens prog as given, or found in PATH like execvp(3); -errno if not. */
+static int open_in_path(const char *prog, const char *path)
 {
-	const char *path = getenv("PATH");
-	_cleanup_free_ char *dirs = NULL;
+	_cleanup_free_ char *dirs = strdup(path);
 	char *save = NULL;
-	int fd, last = ENOENT;
+	int last = -ENOENT;
 
-	if (!*prog)
-		die(EXIT_USAGE, "PROGRAM must not be empty");
-
-	if (strchr(prog, '/')) {
-		fd = open(prog, O_RDONLY | O_CLOEXEC);
-		if (fd < 0)
-			die(errno == ENOENT ? EXIT_USAGE : EXIT_CANNOT_EXEC,
-			    "Failed to open program %s: %m", prog);
-		return fd;
-	}
-
-	dirs = strdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
 	if (!dirs)
-		die(EXIT_CANNOT_EXEC, "Failed to allocate PATH: %s",
-		    strerror(ENOMEM));
+		return -ENOMEM;
 	for (char *d = strtok_r(dirs, ":", &save); d;
 	     d = strtok_r(NULL, ":", &save)) {
 		_cleanup_free_ char *cand = NULL;
 		struct stat st;
+		int fd;
 
 		if (asprintf(&cand, "%s/%s", d, prog) < 0)
-			die(EXIT_CANNOT_EXEC, "Failed to allocate path: %s",
-			    strerror(ENOMEM));
+			return -ENOMEM;
 		if (stat(cand, &st) < 0 || !S_ISREG(st.st_mode))
 			continue;
 		if (access(cand, X_OK) < 0) {
-			last = errno;
+			last = negative_errno();
 			continue;
 		}
 		fd = open(cand, O_RDONLY | O_CLOEXEC);
 		if (fd >= 0)
 			return fd;
-		last = errno;
+		last = negative_errno();
 	}
-	die(last == ENOENT ? EXIT_USAGE : EXIT_CANNOT_EXEC,
-	    "Failed to find program %s in PATH (%s): %s", prog,
-	    path && *path ? path : "default", strerror(last));
+	return last;
 }
 
-int main(int argc, char *argv[])
+/* Finds PROGRAM and refuses scripts; returns an O_RDONLY fd or exits. */
+static int open_program(const char *prog)
 {
-	enum {
-		OPT_FEATURES = 0x100,
-		OPT_JSON,
-		OPT_CHECK,
-	};
+	const char *path = getenv("PATH");
+	char magic[2];
+	int fd;
+
+	if (!*prog)
+		die(EXIT_USAGE, "PROGRAM must not be empty");
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	if (strchr(prog, '/')) {
+		fd = open(prog, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			die(errno == ENOENT ? EXIT_USAGE : EXIT_CANNOT_EXEC,
+			    "Failed to open program %s: %m", prog);
+	} else {
+		fd = open_in_path(prog, path);
+		if (fd < 0)
+			die(fd == -ENOENT ? EXIT_USAGE : EXIT_CANNOT_EXEC,
+			    "Failed to find program %s in PATH (%s): %s", prog,
+			    path, strerror(-fd));
+	}
+	if (pread(fd, magic, sizeof(magic), 0) == 2 && magic[0] == '#' &&
+	    magic[1] == '!')
+		die(EXIT_CANNOT_EXEC,
+		    "%s is a script; sealexec runs only binaries, since the "
+		    "interpreter could not read a close-on-exec copy. Run the "
+		    "interpreter instead: sealexec sh %s",
+		    prog, prog);
+	return fd;
+}
+
+static void parse_option(struct args *a, int c, char *argv[])
+{
+	int r;
+
+	switch (c) {
+	case 'd':
+		a->opts.debug = true;
+		break;
+	case 'm':
+		r = cloned_binary_request_from_string(optarg);
+		if (r < 0)
+			die(EXIT_USAGE,
+			    "invalid --method '%s'; allowed: auto, memfd, "
+			    "tmpfile",
+			    optarg);
+		a->opts.request = r;
+		break;
+	case 't':
+		if (optarg[0] != '/')
+			die(EXIT_USAGE,
+			    "--tmpdir '%s' must be an absolute path", optarg);
+		a->opts.tmpdir = optarg;
+		break;
+	case 'F':
+		a->show_features = true;
+		break;
+	case 'J':
+		a->json = true;
+		break;
+	case 'C':
+		a->check = optarg;
+		break;
+	default:
+		if (optopt && strchr("mt", optopt))
+			die(EXIT_USAGE,
+			    "option -%c needs an argument; see --help", optopt);
+		die(EXIT_USAGE, "unknown option '%s'; see --help",
+		    argv[optind - 1]);
+	}
+}
+
+/* The options that come from the environment rather than the flags. */
+static void options_from_env(struct args *a)
+{
+	_cleanup_error_ struct mt_error *err = NULL;
+	const char *e = getenv("SEALEXEC_DEBUG");
+	size_t n = 0;
+
+	if (e && strcmp(e, "1") == 0)
+		a->opts.debug = true;
+	mt_features_probe(&a->features);
+	if (mt_features_disable(&a->features, getenv("MEMFD_TOOLKIT_FEATURES"),
+				"MEMFD_TOOLKIT_FEATURES", &err) < 0)
+		die(EXIT_USAGE, "%s", mt_error_message(err));
+	a->opts.features = &a->features;
+	/* Candidates only: the library applies its ownership, mode and
+	 * filesystem rules to them, so root skips a user's directory. */
+	e = getenv("SEALEXEC_TMPDIR");
+	if (e && *e)
+		a->tmpdirs[n++] = e;
+	e = getenv("XDG_RUNTIME_DIR");
+	if (e && *e)
+		a->tmpdirs[n++] = e;
+	a->tmpdirs[n] = NULL;
+	a->opts.tmpdirs = a->tmpdirs;
+}
+
+static void parse_args(struct args *a, int argc, char *argv[])
+{
 	static const struct option options[] = {
 		{"debug", no_argument, NULL, 'd'},
 		{"method", required_argument, NULL, 'm'},
 		{"tmpdir", required_argument, NULL, 't'},
-		{"features", no_argument, NULL, OPT_FEATURES},
-		{"json", no_argument, NULL, OPT_JSON},
-		{"check", required_argument, NULL, OPT_CHECK},
+		{"features", no_argument, NULL, 'F'},
+		{"json", no_argument, NULL, 'J'},
+		{"check", required_argument, NULL, 'C'},
 		{"help", no_argument, NULL, 'h'},
 		{"version", no_argument, NULL, 'V'},
 		{}};
-	struct cloned_binary_options opts = {};
-	bool features = false, json = false;
-	const char *check = NULL;
-	enum cloned_binary_method method;
-	_cleanup_close_ int src = -EBADF;
-	int c, fd, r;
+	int c;
 
 	opterr = 0;
 	/* '+': stop at PROGRAM, so its own options are left alone. */
 	while ((c = getopt_long(argc, argv, "+dm:t:hV", options, NULL)) != -1) {
-		switch (c) {
-		case 'd':
-			cloned_binary_set_debug(true);
-			break;
-		case 'm':
-			r = cloned_binary_request_from_string(optarg);
-			if (r < 0)
-				die(EXIT_USAGE,
-				    "invalid --method '%s'; allowed: auto, "
-				    "memfd, tmpfile",
-				    optarg);
-			opts.request = r;
-			break;
-		case 't':
-			if (optarg[0] != '/')
-				die(EXIT_USAGE,
-				    "--tmpdir '%s' must be an absolute path",
-				    optarg);
-			opts.tmpdir = optarg;
-			break;
-		case OPT_FEATURES:
-			features = true;
-			break;
-		case OPT_JSON:
-			json = true;
-			break;
-		case OPT_CHECK:
-			check = optarg;
-			break;
-		case 'h':
+		if (c == 'h') {
 			usage(stdout);
-			return 0;
-		case 'V':
-			printf("sealexec %s\n", PROJECT_VERSION);
-			return 0;
-		default:
-			if (optopt && strchr("mt", optopt))
-				die(EXIT_USAGE,
-				    "option -%c needs an argument; see --help",
-				    optopt);
-			die(EXIT_USAGE, "unknown option '%s'; see --help",
-			    argv[optind - 1]);
+			exit(0);
 		}
+		if (c == 'V') {
+			printf("sealexec %s\n", PROJECT_VERSION);
+			exit(0);
+		}
+		parse_option(a, c, argv);
 	}
-
-	apply_feature_env();
-
-	if (json && !features)
+	if (a->json && !a->show_features)
 		die(EXIT_USAGE, "--json only goes with --features");
-	if (features) {
-		if (optind < argc)
-			die(EXIT_USAGE, "--features takes no PROGRAM");
-		return print_features(json);
-	}
-	if (check) {
-		if (optind < argc)
-			die(EXIT_USAGE, "--check takes no PROGRAM");
-		return check_file(check);
-	}
-	if (optind >= argc) {
+	if ((a->show_features || a->check) && optind < argc)
+		die(EXIT_USAGE, "--%s takes no PROGRAM",
+		    a->show_features ? "features" : "check");
+	if (!a->show_features && !a->check && optind >= argc) {
 		usage(stderr);
 		die(EXIT_USAGE, "missing PROGRAM");
 	}
+	a->program = argv + optind;
+}
 
-	src = open_program(argv[optind]);
+int main(int argc, char *argv[])
+{
+	_cleanup_error_ struct mt_error *err = NULL;
+	enum cloned_binary_method method;
+	struct args a = {};
+	int src, fd, r;
 
-	{
-		char magic[2];
+	parse_args(&a, argc, argv);
+	options_from_env(&a);
+	if (a.show_features)
+		return print_features(&a.features, a.json);
+	if (a.check)
+		return check_file(a.check, &a.opts);
 
-		if (pread(src, magic, sizeof(magic), 0) == 2 &&
-		    magic[0] == '#' && magic[1] == '!')
-			die(EXIT_CANNOT_EXEC,
-			    "%s is a script; sealexec runs only binaries, "
-			    "since the "
-			    "interpreter could not read a close-on-exec copy. "
-			    "Run "
-			    "the interpreter instead: sealexec sh %s",
-			    argv[optind], argv[optind]);
-	}
-
-	r = cloned_binary_clone(src, &opts, &method, &fd);
+	src = open_program(a.program[0]);
+	r = cloned_binary_clone(src, &a.opts, &method, &fd, &err);
 	if (r < 0)
 		die(EXIT_CANNOT_EXEC, "Failed to make a sealed copy of %s: %s",
-		    argv[optind], cloned_binary_last_error());
-	src = safe_close(src);
+		    a.program[0], mt_error_message(err));
+	(void)close(src);
 
-	r = cloned_binary_exec(fd, argv + optind, environ);
+	(void)cloned_binary_exec(fd, a.program, environ, &a.opts, &err);
 	die(EXIT_CANNOT_EXEC,
-	    "Failed to execute the sealed copy of %s (%s): %s", argv[optind],
-	    cloned_binary_method_to_string(method), cloned_binary_last_error());
+	    "Failed to execute the sealed copy of %s (%s): %s", a.program[0],
+	    cloned_binary_method_to_string(method), mt_error_message(err));
 }

@@ -1,15 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Reading an fd whole or to a fixed size, and handing a formatted message
- * back through a ret_error pointer.  Header-only, so that every component
- * (and the runc build, which copies the common headers) shares one copy.
+ * Reading an fd whole or to a fixed size.  Header-only: each helper is
+ * small, and every component (and the runc build) shares one copy.
  */
 #ifndef MEMFD_TOOLKIT_FD_UTIL_H
 #define MEMFD_TOOLKIT_FD_UTIL_H
 
 #include <errno.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -89,26 +86,6 @@ static inline size_t read_up_to(int fd, void *p, size_t size)
 		got += (size_t)k;
 	}
 	return got;
-}
-
-/*
- * For the ret_error convention: stores a malloc'd message in *ret_error
- * (if ret_error is not NULL) and returns r; returns -ENOMEM, with
- * *ret_error NULL, when the message cannot be allocated.
- */
-static inline int set_error_va(char **ret_error, int r, const char *fmt,
-			       va_list ap)
-{
-	char *m = NULL;
-
-	if (!ret_error)
-		return r;
-	if (vasprintf(&m, fmt, ap) < 0) {
-		*ret_error = NULL;
-		return -ENOMEM;
-	}
-	*ret_error = m;
-	return r;
 }
 
 #endif

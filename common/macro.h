@@ -11,7 +11,6 @@
 #include <unistd.h>
 
 #define _cleanup_(f) __attribute__((cleanup(f)))
-#define _unused_ __attribute__((unused))
 #define _printf_(a, b) __attribute__((format(printf, a, b)))
 #define _noreturn_ __attribute__((noreturn))
 

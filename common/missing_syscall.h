@@ -21,9 +21,6 @@
 #ifndef MFD_ALLOW_SEALING
 #define MFD_ALLOW_SEALING 0x0002U /* 3.17 */
 #endif
-#ifndef MFD_HUGETLB
-#define MFD_HUGETLB 0x0004U /* 4.14 */
-#endif
 #ifndef MFD_NOEXEC_SEAL
 #define MFD_NOEXEC_SEAL 0x0008U /* 6.3 */
 #endif
@@ -101,6 +98,9 @@ static inline int missing_execveat(int dirfd, const char *path,
 /* Namespaces and pidfds (used by nsexec/). */
 #ifndef NSFS_MAGIC
 #define NSFS_MAGIC 0x6e736673 /* 3.19 (nsfs); magic.h */
+#endif
+#ifndef NS_GET_USERNS
+#define NS_GET_USERNS 0xb701 /* _IO(0xb7, 0x1), 4.9; linux/nsfs.h */
 #endif
 #ifndef NS_GET_PARENT
 #define NS_GET_PARENT 0xb702 /* _IO(0xb7, 0x2), 4.9; linux/nsfs.h */

@@ -1,501 +1,565 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * nsexec_apply_memfd_noexec(): see nsexec.h.
- *
- *   caller ──fork──> helper ──setns(pid ns)──fork──> writer (in the ns)
- *      ^                                                  │
- *      └──────────── struct report over a pipe ───────────┘
- *
- * The helper and the writer run only async-signal-safe code and _exit().
+ * nsexec_apply_memfd_noexec(): the rules of nsexec.h.  helper.c does the
+ * reading and writing from inside the namespace; this file decides what
+ * may be read or written, and says why when it refuses.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
-#include <sched.h>
-#include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
-#include "fd-util.h"
+#include "helper.h"
 #include "macro.h"
+#include "missing_syscall.h"
 #include "nsexec.h"
 #include "pidns.h"
+#include "memfd-sysctl.h"
 
-enum stage {
-	STAGE_DONE = 1,
-	STAGE_SETNS,
-	STAGE_FORK,
-	STAGE_GUARD,
-	STAGE_READ,
-	STAGE_OPEN,
-	STAGE_WRITE,
-	STAGE_REREAD,
-};
-
-struct report {
-	int stage;
-	int err;       /* errno of the failed step */
-	int before;    /* -1 if not read */
-	int after;     /* -1 if not read */
-	int write_err; /* errno of a tolerated write failure (EINVAL), or 0 */
-	int written;
-};
-
-_printf_(3, 4) static int fail(char **ret_error, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	r = set_error_va(ret_error, r, fmt, ap);
-	va_end(ap);
-	return r;
-}
-
-static void send_report(int fd, const struct report *rep)
-{
-	ssize_t n;
-
-	/* One write below PIPE_BUF is atomic. */
-	do
-		n = write(fd, rep, sizeof(*rep));
-	while (n < 0 && errno == EINTR);
-}
-
-_noreturn_ static void writer(int report_fd, int level,
-			      const struct nsexec_ns_id *target,
-			      const struct nsexec_ns_id *forbidden, size_t n)
-{
-	struct report rep = {.before = -1, .after = -1};
-	enum nsexec_write_stage ws = NSEXEC_WRITE_WRITE;
-	int r;
-
-	r = nsexec_guard_active_pidns(target, forbidden, n);
-	if (r < 0) {
-		rep.stage = STAGE_GUARD;
-		rep.err = -r;
-		send_report(report_fd, &rep);
-		_exit(1);
-	}
-
-	r = nsexec_sysctl_read();
-	if (r < 0) {
-		rep.stage = STAGE_READ;
-		rep.err = -r;
-		send_report(report_fd, &rep);
-		_exit(1);
-	}
-	rep.before = r;
-
-	if (rep.before >= level) {
-		/* Already as strict or stricter: never lower it. */
-		rep.stage = STAGE_DONE;
-		rep.after = rep.before;
-		send_report(report_fd, &rep);
-		_exit(0);
-	}
-
-	r = nsexec_sysctl_write(level, &ws);
-	if (r == -EINVAL && ws == NSEXEC_WRITE_WRITE) {
-		/* A stricter parent (or a racing writer): re-read decides. */
-		rep.write_err = EINVAL;
-	} else if (r < 0) {
-		rep.stage = ws == NSEXEC_WRITE_OPEN ? STAGE_OPEN : STAGE_WRITE;
-		rep.err = -r;
-		send_report(report_fd, &rep);
-		_exit(1);
-	} else {
-		rep.written = 1;
-	}
-
-	r = nsexec_sysctl_read();
-	if (r < 0) {
-		rep.stage = STAGE_REREAD;
-		rep.err = -r;
-		send_report(report_fd, &rep);
-		_exit(1);
-	}
-	rep.after = r;
-	rep.stage = STAGE_DONE;
-	send_report(report_fd, &rep);
-	_exit(0);
-}
-
-_noreturn_ static void helper(int ns_fd, int report_fd, int level,
-			      const struct nsexec_ns_id *target,
-			      const struct nsexec_ns_id *forbidden, size_t n)
-{
-	struct report rep = {.before = -1, .after = -1};
-	int status;
-	pid_t pid;
-
-	/* ns_fd is a namespace fd, or a pidfd (5.8+: joins that process's
-	 * active PID namespace). */
-	if (setns(ns_fd, CLONE_NEWPID) < 0) {
-		rep.stage = STAGE_SETNS;
-		rep.err = errno;
-		send_report(report_fd, &rep);
-		_exit(1);
-	}
-	(void)close(ns_fd);
-
-	pid = fork();
-	if (pid < 0) {
-		rep.stage = STAGE_FORK;
-		rep.err = errno;
-		send_report(report_fd, &rep);
-		_exit(1);
-	}
-	if (pid == 0)
-		writer(report_fd, level, target, forbidden, n);
-
-	(void)close(report_fd);
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
-	_exit(0);
-}
-
-static void describe_status(int status, char *buf, size_t size)
-{
-	if (WIFEXITED(status))
-		snprintf(buf, size, "exited with status %d",
-			 WEXITSTATUS(status));
-	else if (WIFSIGNALED(status))
-		snprintf(buf, size, "was killed by signal %d (%s)",
-			 WTERMSIG(status), strsignal(WTERMSIG(status)));
-	else
-		snprintf(buf, size, "ended with wait status 0x%x", status);
-}
-
-static int explain(const struct report *rep, pid_t target, int level,
-		   char **ret_error)
-{
-	int e = rep->err;
-
-	switch (rep->stage) {
-	case STAGE_SETNS:
-		return fail(ret_error, -e,
-			    "Failed to join the PID namespace of process %d: "
-			    "%s%s",
-			    (int)target, strerror(e),
-			    e == EPERM ? " (joining needs CAP_SYS_ADMIN over "
-					 "the user namespace that owns it)"
-				       : "");
-	case STAGE_FORK:
-		return fail(ret_error, -e,
-			    "Failed to fork into the PID namespace of process "
-			    "%d: %s%s",
-			    (int)target, strerror(e),
-			    e == ENOMEM ? " (has the namespace's init process "
-					  "exited?)"
-					: "");
-	case STAGE_GUARD:
-		if (e == EEXIST)
-			return fail(ret_error, -EEXIST,
-				    "Refusing to set vm.memfd_noexec: the "
-				    "writer found itself in the initial (or "
-				    "the caller's) PID namespace; the host's "
-				    "value is never changed.");
-		return fail(ret_error, -e,
-			    "Failed to verify the PID namespace of the writer "
-			    "process: %s; refusing to write.",
-			    strerror(e));
-	case STAGE_READ:
-	case STAGE_REREAD:
-		if (e == ENOENT)
-			return fail(ret_error, -ENOENT,
-				    "Failed to set vm.memfd_noexec=%d: this "
-				    "kernel lacks /proc/sys/vm/memfd_noexec "
-				    "(it needs Linux 6.3 or later, with "
-				    "CONFIG_PID_NS). The request cannot be "
-				    "honoured, so creation fails closed; "
-				    "remove the memfd_noexec annotation to "
-				    "run without it.",
-				    level);
-		return fail(ret_error, -e,
-			    "Failed to read /proc/sys/vm/memfd_noexec in the "
-			    "PID namespace of process %d: %s",
-			    (int)target, strerror(e));
-	case STAGE_OPEN:
-	case STAGE_WRITE:
-		if (e == EACCES || e == EPERM)
-			return fail(
-				ret_error, -e,
-				"Failed to set vm.memfd_noexec=%d in the PID "
-				"namespace of process %d: %s. Only global "
-				"root (euid 0 in the initial user namespace, "
-				"with CAP_SYS_ADMIN over the namespace's "
-				"owner) may write it: rootless runtimes cannot "
-				"set it, and their containers inherit the "
-				"value of the parent namespace (%d here). Run "
-				"this hook or the runtime as host root, or set "
-				"vm.memfd_noexec in a parent PID namespace "
-				"(e.g. from a root-started `unshare --pid "
-				"--fork`) before starting the rootless "
-				"runtime.",
-				level, (int)target, strerror(e), rep->before);
-		return fail(ret_error, -e,
-			    "Failed to write vm.memfd_noexec=%d in the PID "
-			    "namespace of process %d: %s",
-			    level, (int)target, strerror(e));
-	default:
-		return fail(ret_error, -EPROTO,
-			    "Failed to set vm.memfd_noexec: the helper process "
-			    "sent an unknown report (stage %d).",
-			    rep->stage);
-	}
-}
+#define NO_SYSCTL                                                          \
+	"this kernel lacks /proc/sys/vm/memfd_noexec (it needs Linux 6.3 " \
+	"or later, with CONFIG_PID_NS). The request cannot be honoured, "  \
+	"so creation fails closed; remove the memfd_noexec annotation to " \
+	"run without it"
 
 struct target {
-	int pidfd; /* pidfd_open(), or -EBADF (before 5.3) */
-	int nsfd;  /* the PID namespace, or -EBADF if it cannot be opened
-		    * from here (then setns() goes through the pidfd) */
-	bool have_id;
-	struct nsexec_ns_id id;
-	struct nsexec_ns_id forbidden[2]; /* ours, and /proc/1's if known */
-	size_t n_forbidden;
+	pid_t pid;
+	int pidfd;  /* pidfd_open(), or -EBADF (before 5.3) */
+	int nsfd;   /* its PID namespace, or -EBADF when it cannot be opened
+		     * from here (then setns() goes through the pidfd) */
+	int parent; /* NS_GET_PARENT of nsfd, or -EBADF */
+	bool have_id, below, joined;
+	struct nsexec_ns_id id, self, init;
+	bool have_init;
 };
 
 static void target_done(struct target *t)
 {
 	t->pidfd = safe_close(t->pidfd);
 	t->nsfd = safe_close(t->nsfd);
+	t->parent = safe_close(t->parent);
 }
 
-/* /proc/<pid>/ns/pid, through the directory fd (the task cannot change
- * under it).  Only meaningful when our procfs is ours. */
-static int open_ns_by_proc(pid_t target, char **ret_error)
+/* ---- finding the target's namespace --------------------------------------
+ */
+
+/* /proc/<pid>/ns/pid, through the directory fd; only when /proc is ours,
+ * and checked against the pidfd so that a recycled PID cannot answer. */
+static int open_ns_by_proc(struct target *t, struct mt_error **err)
 {
 	_cleanup_close_ int dfd = -EBADF;
 	char path[64];
-	int fd, r;
+	int fd;
 
-	snprintf(path, sizeof(path), "/proc/%d", (int)target);
+	(void)snprintf(path, sizeof(path), "/proc/%d", (int)t->pid);
 	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0) {
-		r = negative_errno();
-		if (r == -ENOENT)
-			return fail(ret_error, -ESRCH,
+	if (dfd < 0 && errno == ENOENT)
+		return mt_error_set(err, -ESRCH,
 				    "Failed to find process %d: no such "
 				    "process",
-				    (int)target);
-		return fail(ret_error, r, "Failed to open %s: %s", path,
-			    strerror(-r));
-	}
+				    (int)t->pid);
+	if (dfd < 0)
+		return mt_error_set(err, negative_errno(),
+				    "Failed to open %s: %m", path);
 	fd = openat(dfd, "ns/pid", O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		r = negative_errno();
-		return fail(ret_error, r, "Failed to open /proc/%d/ns/pid: %s",
-			    (int)target, strerror(-r));
+	if (fd < 0)
+		return mt_error_set(err, negative_errno(),
+				    "Failed to open /proc/%d/ns/pid: %m",
+				    (int)t->pid);
+	if (t->pidfd >= 0 && missing_pidfd_send_signal(t->pidfd, 0) < 0 &&
+	    errno == ESRCH) {
+		(void)close(fd);
+		return mt_error_set(err, -ESRCH,
+				    "Failed to find process %d: it exited "
+				    "meanwhile",
+				    (int)t->pid);
 	}
 	return fd;
 }
 
 /*
- * Finds target's PID namespace and refuses the host's and the caller's.
- *
- * The PID is the caller's view, which /proc shows only if procfs belongs
- * to the caller's PID namespace (not so after a bare `unshare --pid
- * --fork`).  So: pidfd_open() (the caller's view, always), then the
- * namespace from PIDFD_GET_PID_NAMESPACE (6.11+), else from /proc when
- * procfs is ours (re-checking that the pidfd's process still lives, so the
- * PID was not recycled in between), else none: then setns() goes through
- * the pidfd (5.8+) and the writer's own check is what refuses.
+ * The PID is the caller's view, which /proc shows only if procfs belongs to
+ * the caller's PID namespace (not so after a bare `unshare --pid --fork`).
+ * So: pidfd_open() (the caller's view, always), then the namespace from
+ * PIDFD_GET_PID_NAMESPACE (6.11+), else from /proc when procfs is ours,
+ * else none: setns() then goes through the pidfd (5.8+) and the writer's
+ * own check is what refuses.
  */
-static int open_target(pid_t target, struct target *t, char **ret_error)
+static int target_open_ns(struct target *t, struct mt_error **err)
 {
-	struct nsexec_ns_id self, init;
-	_cleanup_close_ int parent = -EBADF;
 	int r;
 
-	t->pidfd = missing_pidfd_open(target, 0);
+	t->pidfd = missing_pidfd_open(t->pid, 0);
 	if (t->pidfd < 0) {
 		r = negative_errno();
 		if (r == -ESRCH)
-			return fail(ret_error, -ESRCH,
-				    "Failed to find process %d: no such "
-				    "process",
-				    (int)target);
+			return mt_error_set(err, r,
+					    "Failed to find process %d: no "
+					    "such process",
+					    (int)t->pid);
 		if (r != -ENOSYS)
-			return fail(ret_error, r,
-				    "Failed to open a pidfd for process %d: "
-				    "%s",
-				    (int)target, strerror(-r));
+			return mt_error_set(err, r,
+					    "Failed to open a pidfd for "
+					    "process %d: %s",
+					    (int)t->pid, strerror(-r));
 		t->pidfd = -EBADF;
 	}
-
 	if (t->pidfd >= 0)
 		t->nsfd = ioctl(t->pidfd, PIDFD_GET_PID_NAMESPACE, 0);
-	if (t->nsfd < 0) {
-		t->nsfd = -EBADF;
-		if (nsexec_procfs_is_ours()) {
-			t->nsfd = open_ns_by_proc(target, ret_error);
-			if (t->nsfd < 0)
-				return t->nsfd;
-			if (t->pidfd >= 0 &&
-			    missing_pidfd_send_signal(t->pidfd, 0) < 0 &&
-			    errno == ESRCH)
-				return fail(ret_error, -ESRCH,
-					    "Failed to find process %d: it "
-					    "exited meanwhile",
-					    (int)target);
-		} else if (t->pidfd < 0) {
-			return fail(ret_error, -EOPNOTSUPP,
+	if (t->nsfd >= 0)
+		return 0;
+	t->nsfd = -EBADF;
+	if (nsexec_procfs_is_ours()) {
+		t->nsfd = open_ns_by_proc(t, err);
+		return t->nsfd < 0 ? t->nsfd : 0;
+	}
+	if (t->pidfd < 0)
+		return mt_error_set(err, -EOPNOTSUPP,
 				    "Failed to find the PID namespace of "
 				    "process %d: /proc belongs to another PID "
 				    "namespace and the kernel has no pidfds.",
-				    (int)target);
-		}
-	}
-
-	r = nsexec_ns_id_of_path("/proc/thread-self/ns/pid", &self);
-	if (r < 0)
-		r = nsexec_ns_id_of_path("/proc/self/ns/pid", &self);
-	if (r < 0)
-		return fail(ret_error, r,
-			    "Failed to find our own PID namespace "
-			    "(/proc/self/ns/pid): %s",
-			    strerror(-r));
-	t->n_forbidden = 0;
-	t->forbidden[t->n_forbidden++] = self;
-	/* /proc/1 may be unreadable (a non-dumpable init) or another
-	 * namespace's; the inode constant and NS_GET_PARENT still hold. */
-	if (nsexec_ns_id_of_path("/proc/1/ns/pid", &init) >= 0)
-		t->forbidden[t->n_forbidden++] = init;
-
-	if (t->nsfd < 0)
-		return 0;
-
-	r = nsexec_ns_id_of_fd(t->nsfd, &t->id);
-	if (r < 0)
-		return fail(ret_error, r,
-			    "Failed to stat the PID namespace of process %d: "
-			    "%s",
-			    (int)target, strerror(-r));
-	t->have_id = true;
-
-	if (!t->id.nsfs || nsexec_ns_id_is_initial_pid(&t->id) ||
-	    (t->n_forbidden > 1 && nsexec_ns_id_equal(&t->id, &init)))
-		return fail(ret_error, -EEXIST,
-			    "Refusing to set vm.memfd_noexec for process %d: "
-			    "it is in the initial PID namespace, whose value "
-			    "is the host's. The container needs its own PID "
-			    "namespace (\"linux\": {\"namespaces\": "
-			    "[{\"type\": \"pid\"}]}).",
-			    (int)target);
-	if (nsexec_ns_id_equal(&t->id, &self))
-		return fail(ret_error, -EEXIST,
-			    "Refusing to set vm.memfd_noexec for process %d: "
-			    "it shares the caller's PID namespace, so the "
-			    "change would apply to the caller and its parent "
-			    "environment as well. The target needs a PID "
-			    "namespace of its own.",
-			    (int)target);
-
-	/* Must be strictly below ours: NS_GET_PARENT fails with EPERM for
-	 * our own namespace and anything outside our subtree. */
-	parent = ioctl(t->nsfd, NS_GET_PARENT);
-	if (parent < 0 && errno == EPERM)
-		return fail(ret_error, -EEXIST,
-			    "Refusing to set vm.memfd_noexec for process %d: "
-			    "its PID namespace is not below the caller's, so "
-			    "it may be the host's or an ancestor's.",
-			    (int)target);
+				    (int)t->pid);
 	return 0;
 }
 
-int nsexec_apply_memfd_noexec(pid_t target, int level,
-			      struct nsexec_result *ret, char **ret_error)
+static int target_open(pid_t pid, struct target *t, struct mt_error **err)
 {
-	_cleanup_(target_done) struct target t = {.pidfd = -EBADF,
-						  .nsfd = -EBADF};
-	_cleanup_close_ int rfd = -EBADF, wfd = -EBADF;
-	struct report rep = {};
-	size_t got = 0;
-	int pipefd[2], status = 0, r;
-	char how[96];
-	pid_t pid;
+	int r;
 
-	if (level < 0 || level > 2)
-		return fail(ret_error, -EINVAL,
-			    "Refusing vm.memfd_noexec=%d: allowed values are "
-			    "0, 1 or 2.",
-			    level);
-	if (target <= 0)
-		return fail(ret_error, -EINVAL, "Refusing process ID %d.",
-			    (int)target);
-
-	r = open_target(target, &t, ret_error);
+	t->pid = pid;
+	r = target_open_ns(t, err);
 	if (r < 0)
 		return r;
+	r = nsexec_ns_id_self(&t->self);
+	if (r < 0)
+		return mt_error_set(err, r,
+				    "Failed to find our own PID namespace "
+				    "(/proc/self/ns/pid): %s",
+				    strerror(-r));
+	/* /proc/1 may be unreadable (a non-dumpable init) or another
+	 * namespace's; the inode constant and NS_GET_PARENT still hold. */
+	t->have_init = nsexec_ns_id_of_path("/proc/1/ns/pid", &t->init) >= 0;
+	if (t->nsfd < 0)
+		return 0;
+	r = nsexec_ns_id_of_fd(t->nsfd, &t->id);
+	if (r < 0)
+		return mt_error_set(err, r,
+				    "Failed to stat the PID namespace of "
+				    "process %d: %s",
+				    (int)pid, strerror(-r));
+	t->have_id = t->id.nsfs;
+	/* Strictly below ours: NS_GET_PARENT fails with EPERM for our own
+	 * namespace and for anything outside our subtree. */
+	t->parent = ioctl(t->nsfd, NS_GET_PARENT);
+	t->below = t->parent >= 0;
+	if (t->parent < 0)
+		t->parent = -EBADF;
+	return 0;
+}
 
-	if (pipe2(pipefd, O_CLOEXEC) < 0) {
-		r = negative_errno();
-		return fail(ret_error, r, "Failed to create a pipe: %s",
-			    strerror(-r));
+/* ---- which rule applies ---------------------------------------------------
+ */
+
+static int target_origin(struct target *t, const struct nsexec_request *req,
+			 struct mt_error **err)
+{
+	int r;
+
+	if (req->origin != NSEXEC_ORIGIN_FIND_OUT) {
+		t->joined = req->origin == NSEXEC_ORIGIN_JOINED;
+		return 0;
 	}
-	rfd = pipefd[0];
-	wfd = pipefd[1];
+	r = nsexec_pid_is_ns_init(t->pid, t->pidfd);
+	if (r < 0)
+		return mt_error_set(err, r == -ESRCH ? r : -EOPNOTSUPP,
+				    "Refusing vm.memfd_noexec=%d for process "
+				    "%d: cannot tell whether its PID namespace "
+				    "was created for it or only joined (%s). "
+				    "Run the hook where /proc shows the "
+				    "container's process.",
+				    req->level, (int)t->pid, strerror(-r));
+	t->joined = r == 0;
+	return 0;
+}
 
-	pid = fork();
-	if (pid < 0) {
-		r = negative_errno();
-		return fail(ret_error, r, "Failed to fork: %s", strerror(-r));
+/* A namespace created for the target must be below ours, never the host's,
+ * ours or that of our /proc's init. */
+static int check_created(const struct target *t, int level,
+			 struct mt_error **err)
+{
+	const char *which = NULL;
+
+	if (!t->have_id)
+		return 0; /* the writer's guard decides */
+	if (nsexec_ns_id_is_initial_pid(&t->id))
+		which = "the initial PID namespace, whose value is the host's";
+	else if (nsexec_ns_id_equal(&t->id, &t->self))
+		which = "the caller's own PID namespace, so the change would "
+			"apply to the caller and its parent environment too";
+	else if (t->have_init && nsexec_ns_id_equal(&t->id, &t->init))
+		which = "the PID namespace of /proc/1 (this procfs's init)";
+	else if (!t->below)
+		which = "a PID namespace that is not below the caller's, so it "
+			"may be an ancestor's";
+	if (!which)
+		return 0;
+	return mt_error_set(err, -EEXIST,
+			    "Refusing to set vm.memfd_noexec=%d for process "
+			    "%d: it is in %s. The container needs a PID "
+			    "namespace of its own (\"linux\": {\"namespaces\": "
+			    "[{\"type\": \"pid\"}]}).",
+			    level, (int)t->pid, which);
+}
+
+/* ---- reading a namespace's level ------------------------------------------
+ */
+
+/* The effective level of the namespace at fd, or of ours; or -errno.  A
+ * rootless caller enters as the owner of the namespace's user namespace. */
+static int level_in(int fd, bool ours)
+{
+	_cleanup_close_ int user_fd = -EBADF;
+	struct nsexec_report rep = {};
+	char how[96];
+	int r;
+
+	if (ours)
+		return mt_memfd_noexec_read();
+	if (fd < 0)
+		return -EOPNOTSUPP;
+	user_fd = ioctl(fd, NS_GET_USERNS);
+	r = nsexec_in_pidns(fd, user_fd, -1, NULL, NULL, 0, &rep, how,
+			    sizeof(how));
+	if (r < 0)
+		return r;
+	return rep.stage == NSEXEC_STAGE_DONE ? rep.before : -rep.err;
+}
+
+static int read_level(const struct target *t, struct mt_error **err)
+{
+	bool ours = t->have_id && nsexec_ns_id_equal(&t->id, &t->self);
+	int r = level_in(t->nsfd, ours);
+
+	if (r == -ENOENT)
+		return mt_error_set(err, r,
+				    "Failed to read vm.memfd_noexec for "
+				    "process %d: " NO_SYSCTL,
+				    (int)t->pid);
+	if (r < 0)
+		return mt_error_set(err, r,
+				    "Failed to read vm.memfd_noexec in the PID "
+				    "namespace pid:[%lu] of process %d: %s",
+				    (unsigned long)t->id.ino, (int)t->pid,
+				    strerror(-r));
+	return r;
+}
+
+/* "the initial PID namespace (the host's), pid:[4026531836]", ... */
+static const char *ns_label(const struct target *t, char *buf, size_t size)
+{
+	const char *what = "the existing PID namespace";
+
+	if (t->have_id && nsexec_ns_id_is_initial_pid(&t->id))
+		what = "the initial PID namespace (the host's)";
+	else if (t->have_id && nsexec_ns_id_equal(&t->id, &t->self))
+		what = "the PID namespace of the caller (the runtime)";
+	(void)snprintf(buf, size, "%s, pid:[%lu]", what,
+		       (unsigned long)t->id.ino);
+	return buf;
+}
+
+/* A namespace the target only joined: read it, never write it. */
+static int check_joined(const struct target *t, int level,
+			struct nsexec_result *ret, struct mt_error **err)
+{
+	bool ours = t->have_id && nsexec_ns_id_equal(&t->id, &t->self);
+	char label[128];
+	int have;
+
+	if (!ours && (!t->have_id || !t->below))
+		return mt_error_set(err, -EOPNOTSUPP,
+				    "Refusing vm.memfd_noexec=%d for process "
+				    "%d: it joins a PID namespace that is not "
+				    "ours nor below ours, whose level cannot "
+				    "be read from here.",
+				    level, (int)t->pid);
+	have = read_level(t, err);
+	if (have < 0)
+		return have;
+	if (have < level)
+		return mt_error_set(
+			err, -EPERM,
+			"Refusing vm.memfd_noexec=%d for process %d: it joins "
+			"%s, which is at level %d. A namespace that the "
+			"container only joins is never changed, since every "
+			"process in it would change too. Raise the level "
+			"where that namespace is created (the container or "
+			"pod that owns it), or remove the request.",
+			level, (int)t->pid, ns_label(t, label, sizeof(label)),
+			have);
+	*ret = (struct nsexec_result){
+		.requested = level,
+		.before = have,
+		.after = have,
+		.kept = have > level,
+		.joined = true,
+		.ino = (unsigned long)t->id.ino,
+	};
+	return 0;
+}
+
+/* What the target's namespace could be lowered to: its parent's level (0
+ * for the initial namespace, which has none). */
+static int parent_level_of(const struct target *t, struct mt_error **err)
+{
+	struct nsexec_ns_id id;
+	int r;
+
+	if (t->have_id && nsexec_ns_id_is_initial_pid(&t->id))
+		return 0;
+	r = level_in(t->parent,
+		     t->parent >= 0 &&
+			     nsexec_ns_id_of_fd(t->parent, &id) == 0 &&
+			     nsexec_ns_id_equal(&id, &t->self));
+	if (r < 0)
+		return mt_error_set(err, r,
+				    "Refusing vm.memfd_noexec for process %d: "
+				    "it keeps CAP_SYS_ADMIN without a user "
+				    "namespace, and the level of its PID "
+				    "namespace's parent cannot be read from "
+				    "here (%s).",
+				    (int)t->pid, strerror(-r));
+	return r;
+}
+
+/*
+ * A container that keeps CAP_SYS_ADMIN in the initial user namespace may
+ * remount /proc/sys and lower its namespace's own value down to its
+ * parent's: the request only holds if the parent already enforces it.
+ */
+static int check_sys_admin(const struct target *t,
+			   const struct nsexec_request *req,
+			   struct mt_error **err)
+{
+	int r, parent_level;
+
+	if (!req->keeps_sys_admin || req->level == 0)
+		return 0;
+	r = nsexec_pid_maps_global_root(t->pid, t->pidfd);
+	if (r < 0)
+		return mt_error_set(
+			err, r == -ESRCH ? r : -EOPNOTSUPP,
+			"Refusing vm.memfd_noexec=%d for process "
+			"%d: it keeps CAP_SYS_ADMIN, and whether "
+			"its user namespace maps global root cannot "
+			"be told here (%s).",
+			req->level, (int)t->pid, strerror(-r));
+	if (r == 0)
+		return 0; /* its root is not global root: EACCES, checked */
+	parent_level = parent_level_of(t, err);
+	if (parent_level < 0)
+		return parent_level;
+	if (parent_level >= req->level)
+		return 0;
+	return mt_error_set(
+		err, -EPERM,
+		"Refusing vm.memfd_noexec=%d for process %d: the container "
+		"keeps CAP_SYS_ADMIN in its bounding set and has no user "
+		"namespace (or one that maps global root), so it could "
+		"remount /proc/sys read-write and lower the value again, "
+		"down to its parent's %d. Drop CAP_SYS_ADMIN from "
+		"process.capabilities.bounding, or give the container a user "
+		"namespace that does not map root to root (then the kernel "
+		"refuses its writes).",
+		req->level, (int)t->pid, parent_level);
+}
+
+/* ---- raising a namespace created for the target ---------------------------
+ */
+
+static int explain_write(const struct target *t, int level,
+			 const struct nsexec_report *rep, struct mt_error **err)
+{
+	int e = rep->err;
+
+	if ((e == EACCES || e == EPERM) && rep->before >= 0)
+		return mt_error_set(
+			err, -e,
+			"Failed to set vm.memfd_noexec=%d in the PID namespace "
+			"of process %d: %s. Only global root (euid 0 in the "
+			"initial user namespace, with CAP_SYS_ADMIN over the "
+			"namespace's owner) may write it, so rootless "
+			"runtimes cannot set it; a rootless container "
+			"inherits the level of the PID namespace it starts "
+			"in, which is %d here. To get %d, set it as root in a "
+			"parent PID namespace (for example, start the "
+			"rootless runtime under `memfd-noexec run --level %d "
+			"--`), run the runtime as root, or remove the "
+			"request.",
+			level, (int)t->pid, strerror(e), rep->before, level,
+			level);
+	return mt_error_set(err, -e,
+			    "Failed to write vm.memfd_noexec=%d in the PID "
+			    "namespace of process %d: %s",
+			    level, (int)t->pid, strerror(e));
+}
+
+static int explain(const struct target *t, int level,
+		   const struct nsexec_report *rep, struct mt_error **err)
+{
+	int e = rep->err;
+
+	switch (rep->stage) {
+	case NSEXEC_STAGE_SETNS:
+		return mt_error_set(
+			err, -e,
+			"Failed to join the PID namespace of process %d: %s%s",
+			(int)t->pid, strerror(e),
+			e == EPERM ? " (joining needs CAP_SYS_ADMIN over the "
+				     "user namespace that owns it)"
+				   : "");
+	case NSEXEC_STAGE_FORK:
+		return mt_error_set(err, -e,
+				    "Failed to fork into the PID namespace of "
+				    "process %d: %s%s",
+				    (int)t->pid, strerror(e),
+				    e == ENOMEM ? " (has the namespace's init "
+						  "process exited?)"
+						: "");
+	case NSEXEC_STAGE_GUARD:
+		return mt_error_set(err, e == EEXIST ? -EEXIST : -e,
+				    "Refusing to set vm.memfd_noexec: the "
+				    "writer found itself in the initial PID "
+				    "namespace, or in the caller's (%s); the "
+				    "host's value is never changed.",
+				    strerror(e));
+	case NSEXEC_STAGE_READ:
+	case NSEXEC_STAGE_REREAD:
+		if (e == ENOENT)
+			return mt_error_set(err, -ENOENT,
+					    "Failed to set vm.memfd_noexec=%d: "
+					    "" NO_SYSCTL,
+					    level);
+		return mt_error_set(err, -e,
+				    "Failed to read /proc/sys/vm/memfd_noexec "
+				    "in the PID namespace of process %d: %s",
+				    (int)t->pid, strerror(e));
+	case NSEXEC_STAGE_OPEN:
+	case NSEXEC_STAGE_WRITE:
+		return explain_write(t, level, rep, err);
+	default:
+		return mt_error_set(err, -EPROTO,
+				    "Failed to set vm.memfd_noexec: the helper "
+				    "process sent an unknown report (stage %d)",
+				    rep->stage);
 	}
-	if (pid == 0) {
-		(void)close(rfd);
-		helper(t.nsfd >= 0 ? t.nsfd : t.pidfd, wfd, level,
-		       t.have_id ? &t.id : NULL, t.forbidden, t.n_forbidden);
-	}
-	wfd = safe_close(wfd);
+}
 
-	got = read_up_to(rfd, &rep, sizeof(rep));
-	while ((r = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
-		;
-	/* A caller that reaps children itself (SIGCHLD ignored, or a reaper
-	 * loop) makes waitpid() fail; the report is what counts. */
+/*
+ * Joining was refused (EPERM): the rootless case, where writing would be
+ * refused too.  Read the level as the namespace's owner instead: if it
+ * already meets the request, rep says so (nothing written); if not, rep
+ * becomes the refused write, with the level that is there.
+ */
+static void rootless_read(const struct target *t, int level,
+			  struct nsexec_report *rep)
+{
+	int r = level_in(t->nsfd, false);
 
-	if (got != sizeof(rep)) {
-		if (r < 0)
-			snprintf(how, sizeof(how), "ended");
-		else
-			describe_status(status, how, sizeof(how));
-		return fail(ret_error, -EPROTO,
-			    "Failed to set vm.memfd_noexec in the PID "
-			    "namespace of process %d: the helper process %s "
-			    "without reporting (has the namespace's init "
-			    "process exited?)",
-			    (int)target, how);
-	}
-	if (rep.stage != STAGE_DONE)
-		return explain(&rep, target, level, ret_error);
+	if (r < 0)
+		return;
+	*rep = (struct nsexec_report){.before = r, .after = r};
+	rep->stage = r >= level ? NSEXEC_STAGE_DONE : NSEXEC_STAGE_WRITE;
+	rep->err = r >= level ? 0 : EPERM;
+}
 
-	if (rep.after < level) {
-		if (rep.write_err == EINVAL)
-			return fail(ret_error, -EINVAL,
+static int raise_created(const struct target *t, int level,
+			 struct nsexec_result *ret, struct mt_error **err)
+{
+	const struct nsexec_ns_id forbidden[2] = {t->self, t->init};
+	struct nsexec_report rep = {};
+	char how[96];
+	int r;
+
+	r = nsexec_in_pidns(t->nsfd >= 0 ? t->nsfd : t->pidfd, -1, level,
+			    t->have_id ? &t->id : NULL, forbidden,
+			    t->have_init ? 2 : 1, &rep, how, sizeof(how));
+	if (r == 0 && rep.stage == NSEXEC_STAGE_SETNS && rep.err == EPERM)
+		/* Not allowed in (rootless): read it as the owner instead;
+		 * enough if it already meets the level. */
+		rootless_read(t, level, &rep);
+	if (r == -EPROTO)
+		return mt_error_set(err, r,
+				    "Failed to set vm.memfd_noexec in the PID "
+				    "namespace of process %d: the helper "
+				    "process %s without reporting (has the "
+				    "namespace's init process exited?)",
+				    (int)t->pid, how);
+	if (r < 0)
+		return mt_error_set(err, r,
+				    "Failed to start a helper process: %s",
+				    strerror(-r));
+	if (rep.stage != NSEXEC_STAGE_DONE)
+		return explain(t, level, &rep, err);
+	if (rep.after < level && rep.write_err == EINVAL)
+		return mt_error_set(err, -EINVAL,
 				    "Failed to set vm.memfd_noexec=%d in the "
 				    "PID namespace of process %d: the kernel "
 				    "refused the value (EINVAL) and it still "
 				    "reads %d.",
-				    level, (int)target, rep.after);
-		return fail(ret_error, -EIO,
-			    "Failed to set vm.memfd_noexec=%d in the PID "
-			    "namespace of process %d: it reads %d after the "
-			    "write; refusing to go on (fails closed).",
-			    level, (int)target, rep.after);
-	}
-
+				    level, (int)t->pid, rep.after);
+	if (rep.after < level)
+		return mt_error_set(err, -EIO,
+				    "Failed to set vm.memfd_noexec=%d in the "
+				    "PID namespace of process %d: it reads %d "
+				    "after the write; refusing to go on (fails "
+				    "closed).",
+				    level, (int)t->pid, rep.after);
 	*ret = (struct nsexec_result){
 		.requested = level,
 		.before = rep.before,
 		.after = rep.after,
 		.written = rep.written,
 		.kept = rep.after > level,
+		.ino = (unsigned long)t->id.ino,
 	};
 	return 0;
+}
+
+int nsexec_apply_memfd_noexec(pid_t target, const struct nsexec_request *req,
+			      struct nsexec_result *ret, struct mt_error **err)
+{
+	_cleanup_(target_done) struct target t = {
+		.pidfd = -EBADF, .nsfd = -EBADF, .parent = -EBADF};
+	int r;
+
+	if (!req || req->level < 0 || req->level > 2)
+		return mt_error_set(err, -EINVAL,
+				    "Refusing vm.memfd_noexec=%d: allowed "
+				    "values are 0, 1 or 2.",
+				    req ? req->level : -1);
+	if (target <= 0)
+		return mt_error_set(err, -EINVAL, "Refusing process ID %d.",
+				    (int)target);
+
+	r = target_open(target, &t, err);
+	if (r < 0)
+		return r;
+	r = target_origin(&t, req, err);
+	if (r < 0)
+		return r;
+	if (!t.joined) {
+		r = check_created(&t, req->level, err);
+		if (r < 0)
+			return r;
+	}
+	r = check_sys_admin(&t, req, err);
+	if (r < 0)
+		return r;
+	if (t.joined)
+		return check_joined(&t, req->level, ret, err);
+	return raise_created(&t, req->level, ret, err);
 }

@@ -14,11 +14,14 @@
  *
  * Debug markers (MEMFD_NOEXEC_DEBUG=1) go to stderr as
  * "memfd-noexec: <marker>", e.g. "memfd-noexec: wrote 2",
- * "memfd-noexec: kept 1", "memfd-noexec: no request".
+ * "memfd-noexec: kept 1", "memfd-noexec: joined 2", "memfd-noexec: no
+ * request".  MEMFD_TOOLKIT_FEATURES=-name,... turns probed features off.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -27,14 +30,16 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
-#include <sched.h>
 #include <unistd.h>
 
+#include "fd-util.h"
+#include "kernel-features.h"
 #include "json_writer.h"
 #include "macro.h"
 #include "nsexec.h"
 #include "policy.h"
 #include "probe.h"
+#include "memfd-sysctl.h"
 
 #define EXIT_USAGE 2
 #define EXIT_RUN_FAILED 125
@@ -108,15 +113,34 @@ static const char *bad_option(char *argv[])
 
 static void report_result(const struct nsexec_result *res)
 {
-	if (res->kept)
+	if (res->joined)
+		fprintf(stderr,
+			"%s: notice: the container joins the existing PID "
+			"namespace pid:[%lu], already at %d (asked for %d); "
+			"it is left unchanged\n",
+			prog, res->ino, res->after, res->requested);
+	else if (res->kept)
 		fprintf(stderr,
 			"%s: notice: kept stricter inherited value %d (asked "
 			"for %d)\n",
 			prog, res->after, res->requested);
-	if (res->written)
+	if (res->joined)
+		debug("joined %d", res->after);
+	else if (res->written)
 		debug("wrote %d", res->requested);
 	else
 		debug("kept %d", res->after);
+}
+
+/* The probed features, less those MEMFD_TOOLKIT_FEATURES turns off. */
+static void features_or_die(struct mt_features *f)
+{
+	_cleanup_error_ struct mt_error *e = NULL;
+
+	mt_features_probe(f);
+	if (mt_features_disable(f, getenv("MEMFD_TOOLKIT_FEATURES"),
+				"MEMFD_TOOLKIT_FEATURES", &e) < 0)
+		die(EXIT_USAGE, "%s", mt_error_message(e));
 }
 
 /* ---- usage -------------------------------------------------------------- */
@@ -136,7 +160,7 @@ static void usage_main(FILE *f)
 		"  status [--json] [--no-probe]  kernel support and the level here\n"
 		"  run --level N [--] CMD...     run CMD in a new PID namespace at N\n"
 		"  hook                          OCI hook (prestart/createRuntime):\n"
-		"                                applies the bundle's memfd_noexec\n"
+		"                                applies the container's memfd_noexec\n"
 		"                                annotation; OCI state on stdin\n"
 		"\n"
 		"Run '%s COMMAND --help' for a command's options.\n",
@@ -149,7 +173,8 @@ static void usage_status(FILE *f)
 		"Usage: %s status [--json] [--no-probe]\n"
 		"\n"
 		"Prints 'key: value' lines (or, with --json, one JSON object):\n"
-		"  memfd_create, mfd_exec, f_seal_exec, sysctl  what the kernel has\n"
+		"  memfd_create, mfd_exec, seal_exec, memfd_noexec, o_tmpfile,\n"
+		"  execveat       what the kernel has (as sealexec --features)\n"
 		"  level          vm.memfd_noexec in this PID namespace\n"
 		"  pid_namespace  initial or child\n"
 		"  semantics      hierarchy, ratchet, absent or unknown; probed in\n"
@@ -181,31 +206,34 @@ static void usage_hook(FILE *f)
 		"Usage: %s hook\n"
 		"\n"
 		"An OCI hook for the prestart or createRuntime stage.  Reads the\n"
-		"OCI state from stdin, loads <bundle>/config.json and, if it has\n"
-		"annotations[\"memfd_noexec\"] (or linux.sysctl[\"vm.memfd_noexec\"])\n"
-		"set to \"0\", \"1\" or \"2\", sets vm.memfd_noexec in the PID\n"
-		"namespace of the state's pid.  Exits 0 when there is no request;\n"
-		"otherwise fails (non-zero, message on stderr) unless the level\n"
-		"is in place: container creation fails closed.\n",
+		"OCI state from stdin and <bundle>/config.json.  If either asks\n"
+		"for a level (annotations[\"memfd_noexec\"], in the state or the\n"
+		"config, or linux.sysctl[\"vm.memfd_noexec\"]; \"0\", \"1\" or \"2\";\n"
+		"they must agree), it sets vm.memfd_noexec in the PID namespace\n"
+		"of the state's pid when that namespace was created for the\n"
+		"container, and only checks it when the container joined it.\n"
+		"Exits 0 when there is no request; otherwise fails (non-zero,\n"
+		"message on stderr) unless the level is in place: container\n"
+		"creation fails closed.\n",
 		prog);
 }
 
 /* ---- status ------------------------------------------------------------- */
 
 struct status_info {
-	struct nsexec_features f;
+	struct mt_features f;
 	int level;   /* or -errno */
 	int initial; /* 1, 0, or -errno */
 	enum nsexec_semantics sem;
-	char *sem_detail; /* may be NULL */
+	char sem_detail[256];
 	bool probed;
-	int can; /* 1, 0, or -errno */
-	const char *can_reason;
+	int can; /* 0, or -errno */
+	struct mt_error *can_reason;
 };
 
-static const char *yes_no(bool b)
+static const char *pidns_name(int initial)
 {
-	return b ? "yes" : "no";
+	return initial < 0 ? "unknown" : initial ? "initial" : "child";
 }
 
 static int print_status_json(const struct status_info *s)
@@ -218,29 +246,27 @@ static int print_status_json(const struct status_info *s)
 	if (r < 0)
 		return r;
 	(void)policy_json_writer_open_object(w, NULL);
-	(void)policy_json_writer_add_bool(w, "memfd_create", s->f.memfd_create);
-	(void)policy_json_writer_add_bool(w, "mfd_exec", s->f.mfd_exec);
-	(void)policy_json_writer_add_bool(w, "f_seal_exec", s->f.seal_exec);
-	(void)policy_json_writer_add_bool(w, "sysctl", s->f.sysctl);
+	for (size_t i = 0; i < mt_features_count; i++)
+		(void)policy_json_writer_add_bool(w, mt_feature_name(i),
+						  mt_feature_value(&s->f, i));
 	if (s->level >= 0)
 		(void)policy_json_writer_add_int(w, "level", s->level);
 	else
 		(void)policy_json_writer_add_null(w, "level");
 	(void)policy_json_writer_add_string(w, "pid_namespace",
-					    s->initial < 0 ? "unknown"
-					    : s->initial   ? "initial"
-							   : "child");
+					    pidns_name(s->initial));
 	(void)policy_json_writer_add_string(
 		w, "semantics",
 		s->probed ? nsexec_semantics_to_string(s->sem) : "not probed");
-	(void)policy_json_writer_add_string(w, "semantics_detail",
-					    s->sem_detail);
-	if (s->can >= 0)
-		(void)policy_json_writer_add_bool(w, "can_raise", s->can == 1);
+	(void)policy_json_writer_add_string(
+		w, "semantics_detail", s->sem_detail[0] ? s->sem_detail : NULL);
+	if (s->can == 0 || s->can == -EPERM)
+		(void)policy_json_writer_add_bool(w, "can_raise", s->can == 0);
 	else
 		(void)policy_json_writer_add_null(w, "can_raise");
-	(void)policy_json_writer_add_string(w, "can_raise_detail",
-					    s->can == 1 ? NULL : s->can_reason);
+	(void)policy_json_writer_add_string(
+		w, "can_raise_detail",
+		s->can == 0 ? NULL : mt_error_message(s->can_reason));
 	(void)policy_json_writer_close_object(w);
 	r = policy_json_writer_finish(w, &text);
 	if (r < 0)
@@ -251,30 +277,49 @@ static int print_status_json(const struct status_info *s)
 
 static void print_status_text(const struct status_info *s)
 {
-	printf("memfd_create: %s\n", yes_no(s->f.memfd_create));
-	printf("mfd_exec: %s\n", yes_no(s->f.mfd_exec));
-	printf("f_seal_exec: %s\n", yes_no(s->f.seal_exec));
-	printf("sysctl: %s\n", yes_no(s->f.sysctl));
+	for (size_t i = 0; i < mt_features_count; i++)
+		printf("%s: %s\n", mt_feature_name(i),
+		       mt_feature_value(&s->f, i) ? "yes" : "no");
 	if (s->level >= 0)
 		printf("level: %d\n", s->level);
 	else
 		printf("level: none (%s)\n", strerror(-s->level));
-	printf("pid_namespace: %s\n", s->initial < 0 ? "unknown"
-				      : s->initial   ? "initial"
-						     : "child");
+	printf("pid_namespace: %s\n", pidns_name(s->initial));
 	if (!s->probed)
 		printf("semantics: not probed\n");
-	else if (s->sem_detail)
+	else if (s->sem_detail[0])
 		printf("semantics: %s (%s)\n",
 		       nsexec_semantics_to_string(s->sem), s->sem_detail);
 	else
 		printf("semantics: %s\n", nsexec_semantics_to_string(s->sem));
-	if (s->can == 1)
+	if (s->can == 0)
 		printf("can_raise: yes\n");
-	else if (s->can == 0)
-		printf("can_raise: no (%s)\n", s->can_reason);
+	else if (s->can == -EPERM)
+		printf("can_raise: no (%s)\n", mt_error_message(s->can_reason));
 	else
-		printf("can_raise: unknown (%s)\n", strerror(-s->can));
+		printf("can_raise: unknown (%s)\n",
+		       mt_error_message(s->can_reason));
+}
+
+static void status_collect(struct status_info *s, bool probe)
+{
+	int r;
+
+	features_or_die(&s->f);
+	s->level = s->f.memfd_noexec ? mt_memfd_noexec_read() : -ENOENT;
+	s->initial = nsexec_in_initial_pidns();
+	s->can = nsexec_can_set_level(&s->can_reason);
+	if (!s->f.memfd_noexec) {
+		s->sem = NSEXEC_SEMANTICS_ABSENT;
+		s->probed = true;
+	} else if (probe) {
+		r = nsexec_probe_semantics(&s->sem, s->sem_detail,
+					   sizeof(s->sem_detail));
+		if (r < 0)
+			die(1, "Failed to probe the semantics: %s",
+			    strerror(-r));
+		s->probed = true;
+	}
 }
 
 static int cmd_status(int argc, char *argv[])
@@ -285,51 +330,30 @@ static int cmd_status(int argc, char *argv[])
 		{"no-probe", no_argument, NULL, 'n'},
 		{},
 	};
-	struct status_info s = {.can_reason = ""};
-	_cleanup_free_ char *detail = NULL;
+	struct status_info s = {};
 	bool json = false, probe = true;
 	int c, r;
 
 	while ((c = getopt_long(argc, argv, "+:hjn", options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
+		if (c == 'h') {
 			usage_status(stdout);
 			return 0;
-		case 'j':
-			json = true;
-			break;
-		case 'n':
-			probe = false;
-			break;
-		default:
-			die(EXIT_USAGE,
-			    "unknown option '%s': allowed are "
-			    "--json, --no-probe, --help",
-			    bad_option(argv));
 		}
+		if (c != 'j' && c != 'n')
+			die(EXIT_USAGE,
+			    "unknown option '%s': allowed are --json, "
+			    "--no-probe, --help",
+			    bad_option(argv));
+		json |= c == 'j';
+		probe &= c != 'n';
 	}
 	if (optind < argc)
 		die(EXIT_USAGE,
-		    "unexpected argument '%s': status takes only "
-		    "--json, --no-probe, --help",
+		    "unexpected argument '%s': status takes only --json, "
+		    "--no-probe, --help",
 		    argv[optind]);
 
-	nsexec_probe_features(&s.f);
-	s.level = s.f.sysctl ? nsexec_read_level() : -ENOENT;
-	s.initial = nsexec_in_initial_pidns();
-	s.can = nsexec_can_set_level(&s.can_reason);
-	if (!s.f.sysctl) {
-		s.sem = NSEXEC_SEMANTICS_ABSENT;
-		s.probed = true;
-	} else if (probe) {
-		r = nsexec_probe_semantics(&s.sem, &detail);
-		if (r < 0)
-			die(1, "Failed to probe the semantics: %s",
-			    strerror(-r));
-		s.sem_detail = detail;
-		s.probed = true;
-	}
-
+	status_collect(&s, probe);
 	if (json) {
 		r = print_status_json(&s);
 		if (r < 0)
@@ -337,20 +361,13 @@ static int cmd_status(int argc, char *argv[])
 	} else {
 		print_status_text(&s);
 	}
+	mt_error_free(&s.can_reason);
 	if (fflush(stdout) != 0)
 		die(1, "Failed to write the status: %m");
 	return 0;
 }
 
 /* ---- run ---------------------------------------------------------------- */
-
-/* Exactly "0", "1" or "2". */
-static int parse_level(const char *s)
-{
-	if (s && s[0] >= '0' && s[0] <= '2' && s[1] == '\0')
-		return s[0] - '0';
-	return -EINVAL;
-}
 
 _noreturn_ static void run_child(int sync_fd, char *argv[])
 {
@@ -371,29 +388,27 @@ _noreturn_ static void run_child(int sync_fd, char *argv[])
 	_exit(errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
 }
 
-static int cmd_run(int argc, char *argv[])
+/* Parses run's options; returns the level, leaves optind at CMD. */
+static int run_options(int argc, char *argv[])
 {
 	static const struct option options[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"level", required_argument, NULL, 'l'},
 		{},
 	};
-	_cleanup_free_ char *error = NULL;
-	struct nsexec_result res;
-	int c, level = -1, sync[2], status, r;
-	pid_t pid;
+	int c, level = -1;
 
 	while ((c = getopt_long(argc, argv, "+:hl:", options, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage_run(stdout);
-			return 0;
+			exit(0);
 		case 'l':
-			level = parse_level(optarg);
+			level = mt_memfd_noexec_parse(optarg);
 			if (level < 0)
 				die(EXIT_USAGE,
-				    "invalid --level '%s': allowed "
-				    "values are 0, 1 or 2",
+				    "invalid --level '%s': allowed values are "
+				    "0, 1 or 2",
 				    optarg);
 			break;
 		case ':':
@@ -401,8 +416,8 @@ static int cmd_run(int argc, char *argv[])
 			    bad_option(argv));
 		default:
 			die(EXIT_USAGE,
-			    "unknown option '%s': allowed are "
-			    "--level N, --help",
+			    "unknown option '%s': allowed are --level N, "
+			    "--help",
 			    bad_option(argv));
 		}
 	}
@@ -412,6 +427,14 @@ static int cmd_run(int argc, char *argv[])
 	if (optind >= argc)
 		die(EXIT_USAGE, "missing the command to run after --level %d",
 		    level);
+	return level;
+}
+
+/* Forks CMD as PID 1 of a new PID namespace, waiting on the sync pipe. */
+static pid_t run_spawn(char *argv[], int *ret_sync)
+{
+	int sync[2];
+	pid_t pid;
 
 	if (pipe2(sync, O_CLOEXEC) < 0)
 		die(EXIT_RUN_FAILED, "Failed to create a pipe: %m");
@@ -420,43 +443,27 @@ static int cmd_run(int argc, char *argv[])
 		    errno == EPERM ? " (needs CAP_SYS_ADMIN; setting "
 				     "vm.memfd_noexec needs global root)"
 				   : "");
-
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
 		die(EXIT_RUN_FAILED, "Failed to fork: %m");
 	if (pid == 0) {
 		(void)close(sync[1]);
-		run_child(sync[0], argv + optind);
+		run_child(sync[0], argv);
 	}
 	(void)close(sync[0]);
+	*ret_sync = sync[1];
+	return pid;
+}
 
-	/* The child is PID 1 of the new namespace and waits; set its level
-	 * from out here, through the same path the hook uses. */
-	r = nsexec_apply_memfd_noexec(pid, level, &res, &error);
-	if (r < 0) {
-		(void)kill(pid, SIGKILL);
-		(void)close(sync[1]);
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		die(EXIT_RUN_FAILED, "%s",
-		    error ? error
-			  : "Failed to set vm.memfd_noexec: out of "
-			    "memory");
-	}
-	report_result(&res);
+static int wait_status(pid_t pid)
+{
+	int status;
 
-	if (write(sync[1], "g", 1) != 1) {
-		(void)kill(pid, SIGKILL);
-		die(EXIT_RUN_FAILED, "Failed to start the command: %m");
-	}
-	(void)close(sync[1]);
-
-	while (waitpid(pid, &status, 0) < 0) {
+	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
-			die(EXIT_RUN_FAILED, "Failed to wait for the command: "
-					     "%m");
-	}
+			die(EXIT_RUN_FAILED,
+			    "Failed to wait for the command: %m");
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	if (WIFSIGNALED(status))
@@ -464,80 +471,150 @@ static int cmd_run(int argc, char *argv[])
 	return EXIT_RUN_FAILED;
 }
 
+static int cmd_run(int argc, char *argv[])
+{
+	_cleanup_error_ struct mt_error *e = NULL;
+	struct nsexec_request req = {.origin = NSEXEC_ORIGIN_CREATED};
+	struct nsexec_result res;
+	int sync_fd, r;
+	pid_t pid;
+
+	req.level = run_options(argc, argv);
+	pid = run_spawn(argv + optind, &sync_fd);
+
+	/* The child is PID 1 of the new namespace and waits; set its level
+	 * from out here, through the same path the hook uses. */
+	r = nsexec_apply_memfd_noexec(pid, &req, &res, &e);
+	if (r < 0) {
+		(void)kill(pid, SIGKILL);
+		(void)close(sync_fd);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		die(EXIT_RUN_FAILED, "%s", mt_error_message(e));
+	}
+	report_result(&res);
+
+	if (write(sync_fd, "g", 1) != 1) {
+		(void)kill(pid, SIGKILL);
+		die(EXIT_RUN_FAILED, "Failed to start the command: %m");
+	}
+	(void)close(sync_fd);
+	return wait_status(pid);
+}
+
 /* ---- hook --------------------------------------------------------------- */
 
-static int cmd_hook(int argc, char *argv[])
+static void hook_options(int argc, char *argv[])
 {
 	static const struct option options[] = {
 		{"help", no_argument, NULL, 'h'},
 		{},
 	};
-	_cleanup_free_ char *data = NULL, *error = NULL;
-	struct policy_state st = {};
-	struct nsexec_result res;
-	size_t len;
-	int c, level, r;
+	int c;
 
 	while ((c = getopt_long(argc, argv, "+:h", options, NULL)) != -1) {
-		switch (c) {
-		case 'h':
+		if (c == 'h') {
 			usage_hook(stdout);
-			return 0;
-		default:
-			die(EXIT_USAGE,
-			    "unknown option '%s': hook takes only "
-			    "--help (the OCI state comes on stdin)",
-			    bad_option(argv));
+			exit(0);
 		}
+		die(EXIT_USAGE,
+		    "unknown option '%s': hook takes only --help (the OCI "
+		    "state comes on stdin)",
+		    bad_option(argv));
 	}
 	if (optind < argc)
 		die(EXIT_USAGE,
-		    "unexpected argument '%s': hook takes no "
-		    "arguments (the OCI state comes on stdin)",
+		    "unexpected argument '%s': hook takes no arguments (the "
+		    "OCI state comes on stdin)",
 		    argv[optind]);
+}
 
-	r = policy_read_fd(STDIN_FILENO, POLICY_MAX_DOCUMENT_SIZE, &data, &len);
+static int hook_read_state(struct policy_state *st, struct mt_error **e)
+{
+	_cleanup_free_ char *data = NULL;
+	size_t len;
+	int r;
+
+	r = read_full_fd(STDIN_FILENO, POLICY_MAX_DOCUMENT_SIZE, &data, &len);
 	if (r < 0)
-		die(1, "Failed to read the OCI state from stdin: %s",
-		    r == -E2BIG ? "larger than 4 MiB" : strerror(-r));
-
-	r = policy_parse_state(data, len, &st, &error);
+		return mt_error_set(e, r,
+				    "Failed to read the OCI state from stdin: "
+				    "%s",
+				    r == -E2BIG ? "larger than 4 MiB"
+						: strerror(-r));
+	r = policy_parse_state(data, len, st, e);
 	if (r < 0)
-		die(1, "%s", error ? error : strerror(-r));
-
+		return r;
 	/* After the container process runs, it is too late to promise that
 	 * no memfd was made under the old value. */
-	if (st.status && strcmp(st.status, "creating") != 0 &&
-	    strcmp(st.status, "created") != 0) {
-		err("Refusing to act on a container in status \"%s\": "
-		    "vm.memfd_noexec must be set before the container's "
-		    "process runs. Register the hook for the prestart or "
-		    "createRuntime stage.",
-		    st.status);
-		policy_state_done(&st);
-		return 1;
-	}
+	if (st->status && strcmp(st->status, "creating") != 0 &&
+	    strcmp(st->status, "created") != 0)
+		return mt_error_set(
+			e, -EINVAL,
+			"Refusing to act on a container in status "
+			"\"%s\": vm.memfd_noexec must be set before "
+			"the container's process runs. Register the "
+			"hook for the prestart or createRuntime "
+			"stage.",
+			st->status);
+	return 0;
+}
 
-	r = policy_load_bundle(st.bundle, &level, &error);
-	if (r < 0) {
-		err("%s", error ? error : strerror(-r));
-		policy_state_done(&st);
+/*
+ * The request: the runtime's state and the bundle's config.json are read,
+ * and every level either names must agree.  One alone is enough: the
+ * state's annotations are what the runtime reports, so a config.json
+ * edited after the runtime read it cannot hide a request.
+ */
+static int hook_request(const struct policy_state *st,
+			struct nsexec_request *req, struct mt_error **e)
+{
+	struct policy_request cfg;
+	int r;
+
+	r = policy_load_bundle(st->bundle, &cfg, e);
+	if (r < 0)
+		return r;
+	if (st->level_error)
+		return mt_error_set(e, -st->level_error->err, "%s",
+				    st->level_error->msg);
+	if (st->level != POLICY_LEVEL_NONE && cfg.level != POLICY_LEVEL_NONE &&
+	    st->level != cfg.level)
+		return mt_error_set(e, -EINVAL,
+				    "Refusing the OCI state: its "
+				    "annotations[\"memfd_noexec\"] = \"%d\" "
+				    "differs from the \"%d\" that %s/"
+				    "config.json asks for. Make them equal.",
+				    st->level, cfg.level, st->bundle);
+	*req = (struct nsexec_request){
+		.level = st->level != POLICY_LEVEL_NONE ? st->level : cfg.level,
+		.origin = NSEXEC_ORIGIN_FIND_OUT,
+		.keeps_sys_admin = cfg.keeps_sys_admin,
+	};
+	return 0;
+}
+
+static int cmd_hook(int argc, char *argv[])
+{
+	_cleanup_(policy_state_done) struct policy_state st = {};
+	_cleanup_error_ struct mt_error *e = NULL;
+	struct nsexec_request req;
+	struct nsexec_result res;
+
+	hook_options(argc, argv);
+	if (hook_read_state(&st, &e) < 0 || hook_request(&st, &req, &e) < 0) {
+		err("%s", mt_error_message(e));
 		return 1;
 	}
-	if (level == POLICY_LEVEL_NONE) {
+	if (req.level == POLICY_LEVEL_NONE) {
 		debug("no request");
-		policy_state_done(&st);
 		return 0;
 	}
-
-	r = nsexec_apply_memfd_noexec(st.pid, level, &res, &error);
-	if (r < 0) {
-		err("%s", error ? error : strerror(-r));
-		policy_state_done(&st);
+	if (nsexec_apply_memfd_noexec(st.pid, &req, &res, &e) < 0) {
+		err("%s", mt_error_message(e));
 		return 1;
 	}
 	report_result(&res);
-	policy_state_done(&st);
 	return 0;
 }
 
@@ -575,9 +652,8 @@ int main(int argc, char *argv[])
 		opterr = 0;
 		return commands[i].fn(argc - 1, argv + 1);
 	}
-	command = NULL;
 	die(EXIT_USAGE,
-	    "unknown command '%s': allowed are status, run, hook "
-	    "(or --help, --version)",
+	    "unknown command '%s': allowed are status, run, hook (or --help, "
+	    "--version)",
 	    argv[1]);
 }

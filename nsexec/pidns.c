@@ -1,12 +1,19 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 
+#include "fd-util.h"
 #include "macro.h"
+#include "missing_syscall.h"
 #include "pidns.h"
 
 int nsexec_ns_id_of_fd(int fd, struct nsexec_ns_id *ret)
@@ -33,6 +40,16 @@ int nsexec_ns_id_of_path(const char *path, struct nsexec_ns_id *ret)
 	if (fd < 0)
 		return negative_errno();
 	return nsexec_ns_id_of_fd(fd, ret);
+}
+
+int nsexec_ns_id_self(struct nsexec_ns_id *ret)
+{
+	/* thread-self: the calling thread's own active namespace. */
+	int r = nsexec_ns_id_of_path("/proc/thread-self/ns/pid", ret);
+
+	if (r < 0)
+		r = nsexec_ns_id_of_path("/proc/self/ns/pid", ret);
+	return r;
 }
 
 bool nsexec_procfs_is_ours(void)
@@ -68,58 +85,155 @@ bool nsexec_ns_id_is_initial_user(const struct nsexec_ns_id *id)
 	return id->nsfs && id->ino == PROC_USER_INIT_INO;
 }
 
-int nsexec_sysctl_read(void)
+/* Opens /proc/<pid>; the caller re-checks the pidfd after reading. */
+static int open_proc_pid(pid_t pid)
 {
-	_cleanup_close_ int fd = -EBADF;
-	char buf[16];
-	ssize_t n;
-	int v = 0;
+	char path[32];
+	int fd;
 
-	fd = open(NSEXEC_SYSCTL_PATH, O_RDONLY | O_CLOEXEC);
+	if (!nsexec_procfs_is_ours())
+		return -EOPNOTSUPP;
+	(void)snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
-		return negative_errno();
-	do
-		n = read(fd, buf, sizeof(buf));
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return negative_errno();
-	if (n == 0 || buf[0] < '0' || buf[0] > '9')
-		return -EBADMSG;
-	for (ssize_t i = 0; i < n && buf[i] >= '0' && buf[i] <= '9'; i++) {
-		if (v > 1000)
-			return -EBADMSG;
-		v = v * 10 + (buf[i] - '0');
-	}
-	return v;
+		return errno == ENOENT ? -ESRCH : negative_errno();
+	return fd;
 }
 
-int nsexec_sysctl_write(int level, enum nsexec_write_stage *ret_stage)
+static int still_alive(int pidfd)
 {
-	_cleanup_close_ int fd = -EBADF;
-	char buf[2] = {(char)('0' + level), '\n'};
-	ssize_t n;
+	if (pidfd >= 0 && missing_pidfd_send_signal(pidfd, 0) < 0 &&
+	    errno == ESRCH)
+		return -ESRCH;
+	return 0;
+}
 
-	if (level < 0 || level > 9) {
-		*ret_stage = NSEXEC_WRITE_WRITE;
-		return -EINVAL;
+/* The last number of the "NSpid:" line of a /proc/<pid>/status text. */
+static int last_nspid(const char *status)
+{
+	const char *line = strstr(status, "\nNSpid:");
+	long v = -1;
+
+	if (!line)
+		return -EOPNOTSUPP; /* before 4.1, or no CONFIG_PID_NS */
+	for (const char *p = line + 7; *p && *p != '\n'; p++) {
+		if (*p == '\t' || *p == ' ')
+			v = -1;
+		else if (*p >= '0' && *p <= '9')
+			v = (v < 0 ? 0 : v * 10) + (*p - '0');
+		else
+			return -EBADMSG;
+		if (v > 4194304)
+			return -EBADMSG;
 	}
-	fd = open(NSEXEC_SYSCTL_PATH, O_WRONLY | O_CLOEXEC);
-	if (fd < 0) {
-		*ret_stage = NSEXEC_WRITE_OPEN;
+	return v < 0 ? -EBADMSG : (int)v;
+}
+
+int nsexec_pid_is_ns_init(pid_t pid, int pidfd)
+{
+	_cleanup_close_ int dfd = -EBADF, fd = -EBADF;
+	_cleanup_free_ char *text = NULL;
+	size_t len;
+	int r, v;
+
+	dfd = open_proc_pid(pid);
+	if (dfd < 0)
+		return dfd;
+	fd = openat(dfd, "status", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
 		return negative_errno();
-	}
-	do
-		n = write(fd, buf, sizeof(buf));
-	while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		*ret_stage = NSEXEC_WRITE_WRITE;
-		return negative_errno();
-	}
-	if (n != (ssize_t)sizeof(buf)) {
-		*ret_stage = NSEXEC_WRITE_WRITE;
-		return -EIO;
+	r = read_full_fd(fd, 64 * 1024, &text, &len);
+	if (r < 0)
+		return r;
+	v = last_nspid(text);
+	if (v < 0)
+		return v;
+	r = still_alive(pidfd);
+	if (r < 0)
+		return r;
+	return v == 1;
+}
+
+/* True if some "inside outside count" line of a uid_map text maps the
+ * outside uid g. */
+static int maps_uid(const char *text, unsigned long g)
+{
+	for (const char *p = text; *p;) {
+		unsigned long inside, outside, count;
+		int n = 0;
+
+		if (sscanf(p, " %lu %lu %lu%n", &inside, &outside, &count,
+			   &n) != 3)
+			return -EBADMSG;
+		if (g >= outside && g - outside < count)
+			return 1;
+		p += n;
+		while (*p == '\n' || *p == ' ')
+			p++;
 	}
 	return 0;
+}
+
+/*
+ * Global root as our user namespace sees it: the owner of the sysctl,
+ * which always belongs to it.  1 with its uid here, or 0 when it is not
+ * mapped here (stat shows the overflow uid): then no namespace below ours
+ * can map it either.
+ */
+static int global_root_here(unsigned long *ret)
+{
+	_cleanup_close_ int fd = -EBADF;
+	unsigned long overflow = 65534;
+	struct stat st;
+	char buf[16] = "";
+
+	if (stat("/proc/sys/vm/memfd_noexec", &st) < 0)
+		return negative_errno();
+	fd = open("/proc/sys/kernel/overflowuid", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0 && read(fd, buf, sizeof(buf) - 1) > 0)
+		overflow = strtoul(buf, NULL, 10);
+	*ret = st.st_uid;
+	return st.st_uid != overflow;
+}
+
+int nsexec_pid_maps_global_root(pid_t pid, int pidfd)
+{
+	_cleanup_close_ int dfd = -EBADF, fd = -EBADF;
+	_cleanup_free_ char *text = NULL;
+	struct nsexec_ns_id ours, theirs;
+	unsigned long g;
+	size_t len;
+	int r;
+
+	r = global_root_here(&g);
+	if (r <= 0)
+		return r;
+	dfd = open_proc_pid(pid);
+	if (dfd < 0)
+		return dfd;
+	fd = openat(dfd, "ns/user", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	r = nsexec_ns_id_of_fd(fd, &theirs);
+	if (r >= 0)
+		r = nsexec_ns_id_of_path("/proc/self/ns/user", &ours);
+	if (r < 0)
+		return r;
+	if (nsexec_ns_id_equal(&ours, &theirs))
+		return still_alive(pidfd) < 0 ? -ESRCH : 1;
+	/* From outside the target's namespace the outside ids of its
+	 * uid_map are ours: global root is g there. */
+	fd = safe_close(fd);
+	fd = openat(dfd, "uid_map", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	r = read_full_fd(fd, 64 * 1024, &text, &len);
+	if (r < 0)
+		return r;
+	r = maps_uid(text, g);
+	if (r < 0)
+		return r;
+	return still_alive(pidfd) < 0 ? -ESRCH : r;
 }
 
 int nsexec_guard_active_pidns(const struct nsexec_ns_id *want,
@@ -128,10 +242,7 @@ int nsexec_guard_active_pidns(const struct nsexec_ns_id *want,
 	struct nsexec_ns_id self;
 	int r;
 
-	/* thread-self: the calling thread's own active namespace. */
-	r = nsexec_ns_id_of_path("/proc/thread-self/ns/pid", &self);
-	if (r < 0)
-		r = nsexec_ns_id_of_path("/proc/self/ns/pid", &self);
+	r = nsexec_ns_id_self(&self);
 	if (r < 0)
 		return r;
 	if (!self.nsfs || nsexec_ns_id_is_initial_pid(&self))

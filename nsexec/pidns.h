@@ -1,25 +1,16 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Internal to nsexec/: namespace identities and the vm.memfd_noexec file.
- * Everything here is async-signal-safe (no allocation, no stdio), because
- * it runs in children forked from a possibly multi-threaded caller.
- *
- * The constants below belong in common/missing_syscall.h; they sit here
- * until that header (owned elsewhere) takes them.
+ * Internal to nsexec/: namespace identities, and what /proc tells about a
+ * process's namespaces.  nsexec_guard_active_pidns() is async-signal-safe
+ * (no allocation, no stdio): it runs in children forked from a possibly
+ * multi-threaded caller.
  */
 #ifndef NSEXEC_PIDNS_H
 #define NSEXEC_PIDNS_H
 
-#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/syscall.h>
 #include <sys/types.h>
-#include <unistd.h>
-
-#include "missing_syscall.h"
-
-#define NSEXEC_SYSCTL_PATH "/proc/sys/vm/memfd_noexec"
 
 struct nsexec_ns_id {
 	dev_t dev;
@@ -39,6 +30,8 @@ bool nsexec_procfs_is_ours(void);
 /* Identity of the namespace open at fd / named by path.  0 or -errno. */
 int nsexec_ns_id_of_fd(int fd, struct nsexec_ns_id *ret);
 int nsexec_ns_id_of_path(const char *path, struct nsexec_ns_id *ret);
+/* The calling thread's active PID namespace. */
+int nsexec_ns_id_self(struct nsexec_ns_id *ret);
 
 bool nsexec_ns_id_equal(const struct nsexec_ns_id *a,
 			const struct nsexec_ns_id *b);
@@ -47,26 +40,19 @@ bool nsexec_ns_id_is_initial_pid(const struct nsexec_ns_id *id);
 bool nsexec_ns_id_is_initial_user(const struct nsexec_ns_id *id);
 
 /*
- * Reads vm.memfd_noexec as the calling task's ACTIVE PID namespace sees it
- * (the procfs mount does not matter).  Returns the value (>= 0), or -ENOENT
- * when the sysctl does not exist, -EBADMSG if the file holds no number, or
- * another -errno from open/read.
+ * About process pid, through /proc (which must be ours), checked against
+ * its pidfd afterwards so that a recycled PID cannot answer for it:
+ *  - nsexec_pid_is_ns_init(): 1 if it is PID 1 of its own PID namespace
+ *    (the last NSpid field), 0 if not;
+ *  - nsexec_pid_maps_global_root(): 1 if global root (uid 0 of the
+ *    initial user namespace) is mapped in its user namespace, so that a
+ *    process of it could write root-owned files such as the sysctl: true
+ *    in the initial user namespace, and in one that maps 0 to 0; 0 if not
+ *    (also whenever global root is not mapped in the caller's own).
+ * -EOPNOTSUPP when /proc is not ours, -ESRCH when it exited, or -errno.
  */
-int nsexec_sysctl_read(void);
-
-enum nsexec_write_stage {
-	NSEXEC_WRITE_OPEN = 1, /* open(O_WRONLY) failed: EACCES when the
-				* writer is not global root */
-	NSEXEC_WRITE_WRITE,    /* write() failed: EPERM without CAP_SYS_ADMIN
-				* over the owner, EINVAL below the parent */
-};
-
-/*
- * Writes "<level>\n".  Returns 0 or -errno, and on failure the stage in
- * *ret_stage.  The CALLER must have checked that its active PID namespace
- * is not the initial one (nsexec_guard_active_pidns()).
- */
-int nsexec_sysctl_write(int level, enum nsexec_write_stage *ret_stage);
+int nsexec_pid_is_ns_init(pid_t pid, int pidfd);
+int nsexec_pid_maps_global_root(pid_t pid, int pidfd);
 
 /*
  * The last line of defence before any write: fails with -EEXIST if the

@@ -6,6 +6,7 @@
  * from a process whose active PID namespace it has just created, and the
  * writer checks that again (nsexec_guard_active_pidns()) right before.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -23,110 +24,14 @@
 #include "missing_syscall.h"
 #include "pidns.h"
 #include "probe.h"
-
-/* ---- features ----------------------------------------------------------- */
-
-static bool features_cached;
-static struct nsexec_features features_cache;
-
-static bool probe_mfd_exec(void)
-{
-	_cleanup_close_ int fd =
-		missing_memfd_create("nsexec-probe", MFD_CLOEXEC | MFD_EXEC);
-
-	/* EACCES: known, but refused here (vm.memfd_noexec=2). */
-	return fd >= 0 || errno == EACCES;
-}
-
-static bool probe_seal_exec(bool mfd_exec)
-{
-	_cleanup_close_ int fd = -EBADF;
-	int seals;
-
-	fd = missing_memfd_create("nsexec-probe",
-				  MFD_CLOEXEC | MFD_ALLOW_SEALING);
-	if (fd < 0 && errno == EINVAL && mfd_exec) {
-		/* 6.3 to 6.5.2 at level 2 refuse a memfd without an exec
-		 * flag; one made with MFD_NOEXEC_SEAL carries F_SEAL_EXEC. */
-		fd = missing_memfd_create("nsexec-probe",
-					  MFD_CLOEXEC | MFD_NOEXEC_SEAL);
-		if (fd < 0)
-			return false;
-		seals = fcntl(fd, F_GET_SEALS);
-		return seals >= 0 && (seals & F_SEAL_EXEC);
-	}
-	if (fd < 0)
-		return false;
-	return fcntl(fd, F_ADD_SEALS, F_SEAL_EXEC) == 0;
-}
-
-static void apply_features_env(struct nsexec_features *f)
-{
-	const char *e = getenv("NSEXEC_FEATURES");
-	_cleanup_free_ char *copy = NULL;
-	char *save = NULL;
-
-	if (!e || !*e)
-		return;
-	copy = strdup(e);
-	if (!copy)
-		return;
-	for (char *t = strtok_r(copy, ",", &save); t;
-	     t = strtok_r(NULL, ",", &save)) {
-		if (strcmp(t, "-memfd_create") == 0)
-			f->memfd_create = false;
-		else if (strcmp(t, "-mfd_exec") == 0)
-			f->mfd_exec = false;
-		else if (strcmp(t, "-seal_exec") == 0)
-			f->seal_exec = false;
-		else if (strcmp(t, "-sysctl") == 0)
-			f->sysctl = false;
-	}
-}
-
-void nsexec_probe_features(struct nsexec_features *ret)
-{
-	if (!features_cached) {
-		struct nsexec_features f = {};
-		_cleanup_close_ int fd =
-			missing_memfd_create("nsexec-probe", MFD_CLOEXEC);
-
-		f.memfd_create = fd >= 0;
-		if (f.memfd_create) {
-			f.mfd_exec = probe_mfd_exec();
-			f.seal_exec = probe_seal_exec(f.mfd_exec);
-		}
-		f.sysctl = access(NSEXEC_SYSCTL_PATH, F_OK) == 0;
-		apply_features_env(&f);
-		features_cache = f;
-		features_cached = true;
-	}
-	*ret = features_cache;
-}
-
-void nsexec_features_override(const struct nsexec_features *f)
-{
-	if (f) {
-		features_cache = *f;
-		features_cached = true;
-	} else {
-		features_cached = false;
-	}
-}
-
-int nsexec_read_level(void)
-{
-	return nsexec_sysctl_read();
-}
+#include "memfd-sysctl.h"
 
 int nsexec_in_initial_pidns(void)
 {
 	struct nsexec_ns_id id;
 	int r;
 
-	r = nsexec_ns_id_of_path("/proc/thread-self/ns/pid", &id);
-	if (r < 0)
-		r = nsexec_ns_id_of_path("/proc/self/ns/pid", &id);
+	r = nsexec_ns_id_self(&id);
 	if (r < 0)
 		return r;
 	return nsexec_ns_id_is_initial_pid(&id);
@@ -140,41 +45,35 @@ static void cap_freep(cap_t *c)
 		(void)cap_free(*c);
 }
 
-int nsexec_can_set_level(const char **ret_reason)
+int nsexec_can_set_level(struct mt_error **err)
 {
 	_cleanup_(cap_freep) cap_t caps = NULL;
 	cap_flag_value_t v = CAP_CLEAR;
 	struct nsexec_ns_id user;
-	const char *reason = NULL;
 	int r;
 
-	if (geteuid() != 0) {
-		reason = "euid is not 0 (the sysctl is owned by global root)";
-	} else {
-		r = nsexec_ns_id_of_path("/proc/self/ns/user", &user);
-		if (r < 0)
-			return r;
-		if (!nsexec_ns_id_is_initial_user(&user)) {
-			reason = "in a user namespace, whose root is not "
-				 "global root";
-		} else {
-			caps = cap_get_proc();
-			if (!caps)
-				return negative_errno();
-			if (cap_get_flag(caps, CAP_SYS_ADMIN, CAP_EFFECTIVE,
-					 &v) < 0)
-				return negative_errno();
-			if (v != CAP_SET)
-				reason = "CAP_SYS_ADMIN is not in the "
-					 "effective set";
-		}
-	}
-	if (reason) {
-		if (ret_reason)
-			*ret_reason = reason;
-		return 0;
-	}
-	return 1;
+	if (geteuid() != 0)
+		return mt_error_set(err, -EPERM,
+				    "euid is not 0 (the sysctl is owned by "
+				    "global root)");
+	r = nsexec_ns_id_of_path("/proc/self/ns/user", &user);
+	if (r < 0)
+		return mt_error_set(err, r,
+				    "Failed to open /proc/self/ns/user: %s",
+				    strerror(-r));
+	if (!nsexec_ns_id_is_initial_user(&user))
+		return mt_error_set(err, -EPERM,
+				    "in a user namespace, whose root is not "
+				    "global root");
+	caps = cap_get_proc();
+	if (!caps || cap_get_flag(caps, CAP_SYS_ADMIN, CAP_EFFECTIVE, &v) < 0)
+		return mt_error_set(err, negative_errno(),
+				    "Failed to read our capabilities: %m");
+	if (v != CAP_SET)
+		return mt_error_set(
+			err, -EPERM,
+			"CAP_SYS_ADMIN is not in the effective set");
+	return 0;
 }
 
 /* ---- semantics ---------------------------------------------------------- */
@@ -276,7 +175,7 @@ _noreturn_ static void sem_inner(int go_fd, int back_fd)
 
 	if (read(go_fd, &c, 1) != 1)
 		_exit(1);
-	v = nsexec_sysctl_read();
+	v = mt_memfd_noexec_read();
 	if (write(back_fd, &v, sizeof(v)) != sizeof(v))
 		_exit(1);
 	_exit(0);
@@ -286,7 +185,6 @@ _noreturn_ static void sem_inner(int go_fd, int back_fd)
 _noreturn_ static void sem_outer(int fd, const struct nsexec_ns_id *caller)
 {
 	struct sem_report rep = {.v0 = -1, .child_read = -1};
-	enum nsexec_write_stage ws;
 	int go[2], back[2], r, v;
 	pid_t b;
 
@@ -294,7 +192,7 @@ _noreturn_ static void sem_outer(int fd, const struct nsexec_ns_id *caller)
 	if (r < 0)
 		sem_fail(fd, &rep, STEP_GUARD, -r);
 
-	r = nsexec_sysctl_read();
+	r = mt_memfd_noexec_read();
 	if (r == -ENOENT) {
 		rep.stage = SEM_NOSYSCTL;
 		sem_send(fd, &rep);
@@ -326,7 +224,7 @@ _noreturn_ static void sem_outer(int fd, const struct nsexec_ns_id *caller)
 
 	/* The guard above still holds: unshare() changed only where our
 	 * children go, not our own active namespace. */
-	r = nsexec_sysctl_write(rep.v0 + 1, &ws);
+	r = mt_memfd_noexec_write(rep.v0 + 1, NULL);
 	if (r < 0)
 		sem_fail(fd, &rep, STEP_RAISE, -r); /* closing go ends B */
 
@@ -337,7 +235,7 @@ _noreturn_ static void sem_outer(int fd, const struct nsexec_ns_id *caller)
 	while (waitpid(b, NULL, 0) < 0 && errno == EINTR)
 		;
 
-	r = nsexec_sysctl_write(rep.v0, &ws);
+	r = mt_memfd_noexec_write(rep.v0, NULL);
 	rep.lower_err = r < 0 ? -r : 0;
 	rep.stage = SEM_DONE;
 	sem_send(fd, &rep);
@@ -363,52 +261,52 @@ _noreturn_ static void sem_creator(int fd, const struct nsexec_ns_id *caller)
 	_exit(0);
 }
 
-_printf_(2, 3) static int detail(char **ret_detail, const char *fmt, ...)
+/* The verdict from a complete report; the detail says what was seen. */
+static enum nsexec_semantics verdict(const struct sem_report *rep, char *detail,
+				     size_t size)
 {
-	va_list ap;
-	int n;
+	bool follows = rep->child_read == rep->v0 + 1;
+	bool copies = rep->child_read == rep->v0;
 
-	if (!ret_detail)
-		return 0;
-	va_start(ap, fmt);
-	n = vasprintf(ret_detail, fmt, ap);
-	va_end(ap);
-	if (n < 0) {
-		*ret_detail = NULL;
-		return -ENOMEM;
+	if (follows && rep->lower_err == 0) {
+		(void)snprintf(detail, size,
+			       "a child namespace followed its parent from %d "
+			       "to %d; the parent could lower its own value "
+			       "back to %d",
+			       rep->v0, rep->v0 + 1, rep->v0);
+		return NSEXEC_SEMANTICS_HIERARCHY;
 	}
-	return 0;
+	if (copies && rep->lower_err == EINVAL) {
+		(void)snprintf(detail, size,
+			       "a child namespace kept the %d it copied when "
+			       "its parent went to %d; lowering it back was "
+			       "refused (EINVAL)",
+			       rep->v0, rep->v0 + 1);
+		return NSEXEC_SEMANTICS_RATCHET;
+	}
+	(void)snprintf(detail, size,
+		       "inconsistent results: inherited %d, raised to %d, the "
+		       "child read %d, lowering back gave %s",
+		       rep->v0, rep->v0 + 1, rep->child_read,
+		       rep->lower_err ? strerror(rep->lower_err) : "success");
+	return NSEXEC_SEMANTICS_UNKNOWN;
 }
 
-int nsexec_probe_semantics(enum nsexec_semantics *ret, char **ret_detail)
+/* Runs the probe's processes; returns 0 and whether a report came. */
+static int sem_run(struct sem_report *rep, bool *ret_got)
 {
 	_cleanup_close_ int rfd = -EBADF, wfd = -EBADF;
-	struct sem_report rep = {};
 	struct nsexec_ns_id caller;
 	int pipefd[2], r;
-	size_t got = 0;
-	bool follows, copies;
 	pid_t pid;
 
-	if (!ret)
-		return -EINVAL;
-
-	if (access(NSEXEC_SYSCTL_PATH, F_OK) < 0 && errno == ENOENT) {
-		*ret = NSEXEC_SEMANTICS_ABSENT;
-		return detail(ret_detail, "no /proc/sys/vm/memfd_noexec");
-	}
-
-	r = nsexec_ns_id_of_path("/proc/thread-self/ns/pid", &caller);
-	if (r < 0)
-		r = nsexec_ns_id_of_path("/proc/self/ns/pid", &caller);
+	r = nsexec_ns_id_self(&caller);
 	if (r < 0)
 		return r;
-
 	if (pipe2(pipefd, O_CLOEXEC) < 0)
 		return negative_errno();
 	rfd = pipefd[0];
 	wfd = pipefd[1];
-
 	pid = fork();
 	if (pid < 0)
 		return negative_errno();
@@ -417,58 +315,57 @@ int nsexec_probe_semantics(enum nsexec_semantics *ret, char **ret_detail)
 		sem_creator(wfd, &caller);
 	}
 	wfd = safe_close(wfd);
-
-	got = read_up_to(rfd, &rep, sizeof(rep));
+	*ret_got = read_up_to(rfd, rep, sizeof(*rep)) == sizeof(*rep);
 	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 		;
+	return 0;
+}
+
+int nsexec_probe_semantics(enum nsexec_semantics *ret, char *detail,
+			   size_t size)
+{
+	struct sem_report rep = {};
+	bool got = false;
+	int r;
 
 	*ret = NSEXEC_SEMANTICS_UNKNOWN;
-	if (got != sizeof(rep))
-		return detail(ret_detail, "probe process ended without "
-					  "reporting");
-
+	if (access(MT_MEMFD_NOEXEC_PATH, F_OK) < 0 && errno == ENOENT) {
+		*ret = NSEXEC_SEMANTICS_ABSENT;
+		(void)snprintf(detail, size, "no /proc/sys/vm/memfd_noexec");
+		return 0;
+	}
+	r = sem_run(&rep, &got);
+	if (r < 0)
+		return r;
+	if (!got)
+		rep.stage = 0;
 	switch (rep.stage) {
 	case SEM_NOPRIV:
-		return detail(ret_detail, "no privilege: cannot %s: %s",
-			      step_name(rep.step), strerror(rep.err));
+		(void)snprintf(detail, size, "no privilege: cannot %s: %s",
+			       step_name(rep.step), strerror(rep.err));
+		break;
 	case SEM_NOSYSCTL:
 		*ret = NSEXEC_SEMANTICS_ABSENT;
-		return detail(ret_detail, "no /proc/sys/vm/memfd_noexec in a "
-					  "new PID namespace");
+		(void)snprintf(detail, size,
+			       "no /proc/sys/vm/memfd_noexec in "
+			       "a new PID namespace");
+		break;
 	case SEM_MAXED:
-		return detail(ret_detail, "the level here is already 2, which "
-					  "leaves nothing to raise in a "
-					  "throwaway namespace");
+		(void)snprintf(detail, size,
+			       "the level here is already 2, which leaves "
+			       "nothing to raise in a throwaway namespace");
+		break;
 	case SEM_ERROR:
-		return detail(ret_detail, "probe failed to %s: %s",
-			      step_name(rep.step), strerror(rep.err));
+		(void)snprintf(detail, size, "probe failed to %s: %s",
+			       step_name(rep.step), strerror(rep.err));
+		break;
 	case SEM_DONE:
+		*ret = verdict(&rep, detail, size);
 		break;
 	default:
-		return detail(ret_detail, "probe sent an unknown report");
+		(void)snprintf(detail, size,
+			       "the probe process ended without "
+			       "a valid report");
 	}
-
-	follows = rep.child_read == rep.v0 + 1;
-	copies = rep.child_read == rep.v0;
-	if (follows && rep.lower_err == 0) {
-		*ret = NSEXEC_SEMANTICS_HIERARCHY;
-		return detail(ret_detail,
-			      "a child namespace followed its parent from %d "
-			      "to %d; the parent could lower its own value "
-			      "back to %d",
-			      rep.v0, rep.v0 + 1, rep.v0);
-	}
-	if (copies && rep.lower_err == EINVAL) {
-		*ret = NSEXEC_SEMANTICS_RATCHET;
-		return detail(ret_detail,
-			      "a child namespace kept the %d it copied when "
-			      "its parent went to %d; lowering it back was "
-			      "refused (EINVAL)",
-			      rep.v0, rep.v0 + 1);
-	}
-	return detail(ret_detail,
-		      "inconsistent results: inherited %d, raised to %d, "
-		      "the child read %d, lowering back gave %s",
-		      rep.v0, rep.v0 + 1, rep.child_read,
-		      rep.lower_err ? strerror(rep.lower_err) : "success");
+	return 0;
 }

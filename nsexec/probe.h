@@ -1,35 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * nsexec probes: what the kernel offers around exec-controlled memfds, and
- * what this process may do about vm.memfd_noexec.  Every answer comes from
- * calling the feature, never from the kernel version.
+ * nsexec probes: what this process may do about vm.memfd_noexec, and how
+ * the kernel's namespaces pass it on.  (The kernel's features are probed
+ * in common/kernel-features.h.)  Every answer comes from calling the feature,
+ * never from the kernel version.
  */
 #ifndef NSEXEC_PROBE_H
 #define NSEXEC_PROBE_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
-struct nsexec_features {
-	bool memfd_create; /* memfd_create(2) exists (3.17) */
-	bool mfd_exec;	   /* MFD_EXEC / MFD_NOEXEC_SEAL are known (6.3) */
-	bool seal_exec;	   /* F_SEAL_EXEC is known (6.3) */
-	bool sysctl;	   /* /proc/sys/vm/memfd_noexec exists (6.3) */
-};
-
-/*
- * Fills *ret.  Probed once and cached.  NSEXEC_FEATURES, a comma-separated
- * list such as "-mfd_exec,-sysctl", turns features off (never on), for
- * tests; so does nsexec_features_override().
- */
-void nsexec_probe_features(struct nsexec_features *ret);
-/* Replaces the cache; NULL drops it so the next call probes again. */
-void nsexec_features_override(const struct nsexec_features *f);
-
-/*
- * vm.memfd_noexec as the caller's active PID namespace sees it: 0..2, or
- * -ENOENT (no such sysctl), or another -errno from open/read.
- */
-int nsexec_read_level(void);
+#include "errors.h"
 
 /* 1 if the caller's active PID namespace is the initial one, 0 if not,
  * -errno if that cannot be told. */
@@ -38,11 +20,11 @@ int nsexec_in_initial_pidns(void);
 /*
  * Whether this process could set vm.memfd_noexec for a PID namespace it
  * creates or joins: euid 0, in the initial user namespace, with
- * CAP_SYS_ADMIN in its effective set (libcap).  Returns 1 (yes) or 0 (no,
- * with a static reason in *ret_reason), or -errno (-ENOMEM, or from
- * reading /proc/self/ns/user) when it cannot be told.
+ * CAP_SYS_ADMIN in its effective set (libcap).  Returns 0 if it could,
+ * -EPERM (with the reason in *err) if it could not, or another -errno
+ * (from libcap or /proc/self/ns/user) when it cannot be told.
  */
-int nsexec_can_set_level(const char **ret_reason);
+int nsexec_can_set_level(struct mt_error **err);
 
 enum nsexec_semantics {
 	NSEXEC_SEMANTICS_UNKNOWN = 0,
@@ -67,13 +49,14 @@ const char *nsexec_semantics_to_string(enum nsexec_semantics s);
  *      v0+1 means children follow (hierarchy), v0 that they copied
  *      (ratchet); A then writes v0 back: allowed (hierarchy) or EINVAL
  *      (ratchet).
- * Both tests must agree.  Stores the answer in *ret and a malloc'd detail
- * line in *ret_detail (if not NULL) and returns 0; UNKNOWN (with the
- * reason in the detail) when unprivileged, when the level here is already
- * 2, or when the tests disagree.
+ * Both tests must agree.  Stores the answer in *ret and one line of detail
+ * in detail (size bytes) and returns 0; UNKNOWN (with the reason in the
+ * detail) when unprivileged, when the level here is already 2, or when
+ * the tests disagree.
  *
- * Errors: -ENOMEM; -errno of pipe2/fork in the caller.
+ * Errors: -errno of pipe2/fork in the caller.
  */
-int nsexec_probe_semantics(enum nsexec_semantics *ret, char **ret_detail);
+int nsexec_probe_semantics(enum nsexec_semantics *ret, char *detail,
+			   size_t size);
 
 #endif

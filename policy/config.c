@@ -11,6 +11,7 @@
  * for an absent object, so null "annotations", "linux" or "linux.sysctl"
  * count as absent; any other non-object is refused.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
@@ -20,6 +21,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fd-util.h"
+#include "policy-internal.h"
 #include "json_reader.h"
 #include "macro.h"
 #include "message.h"
@@ -34,6 +37,8 @@ enum {
 	CAP_SYSCTLS,
 	CAP_SYSCTL_DOT,
 	CAP_SYSCTL_SLASH,
+	CAP_CAPABILITIES,
+	CAP_BOUNDING,
 	_CAP_MAX,
 };
 
@@ -45,9 +50,12 @@ static const char *const cap_names[_CAP_MAX] = {
 	[CAP_SYSCTLS] = "linux.sysctl",
 	[CAP_SYSCTL_DOT] = "linux.sysctl[\"vm.memfd_noexec\"]",
 	[CAP_SYSCTL_SLASH] = "linux.sysctl[\"vm/memfd_noexec\"]",
+	[CAP_CAPABILITIES] = "process.capabilities",
+	[CAP_BOUNDING] = "process.capabilities.bounding",
 };
 
-/* Go struct fields (bits): top-level "annotations"/"linux", "sysctl". */
+/* Go struct fields (bits): top-level "annotations"/"linux", "sysctl";
+ * "process", "capabilities", "bounding". */
 static void init_captures(struct policy_json_capture *c)
 {
 	c[CAP_ANNOTATIONS] = (struct policy_json_capture){
@@ -71,6 +79,15 @@ static void init_captures(struct policy_json_capture *c)
 		.n_path = 3,
 		.go_fields = 0x3,
 		.max_len = POLICY_MAX_VALUE_SIZE};
+	c[CAP_CAPABILITIES] = (struct policy_json_capture){
+		.path = {"process", "capabilities"},
+		.n_path = 2,
+		.go_fields = 0x3};
+	c[CAP_BOUNDING] = (struct policy_json_capture){
+		.path = {"process", "capabilities", "bounding"},
+		.n_path = 3,
+		.go_fields = 0x7,
+		.element = "CAP_SYS_ADMIN"};
 }
 
 struct captures {
@@ -82,23 +99,22 @@ static void captures_done(struct captures *c)
 	policy_json_captures_done(c->c, _CAP_MAX);
 }
 
-/* A container must be an object, or absent/null. */
-static int check_object(const struct policy_json_capture *c, const char *name,
-			const char *example, const char *what, char **ret_error)
+int policy_check_object(const struct policy_json_capture *c, const char *name,
+			const char *example, const char *what,
+			struct mt_error **err)
 {
 	if (c->type == POLICY_JSON_ABSENT || c->type == POLICY_JSON_NULL ||
 	    c->type == POLICY_JSON_OBJECT)
 		return 0;
-	return policy_message_set(ret_error, -EINVAL,
-				  "Refusing %s: %s is %s, but it must be an "
-				  "object of strings, e.g. %s.",
-				  what, name, policy_json_type_name(c->type),
-				  example);
+	return mt_error_set(err, -EINVAL,
+			    "Refusing %s: %s is %s, but it must be an object "
+			    "of strings, e.g. %s.",
+			    what, name, policy_json_type_name(c->type),
+			    example);
 }
 
-/* Stores 0..2, or POLICY_LEVEL_NONE when absent. */
-static int check_level(const struct policy_json_capture *c, const char *name,
-		       const char *what, int *ret_level, char **ret_error)
+int policy_check_level(const struct policy_json_capture *c, const char *name,
+		       const char *what, int *ret_level, struct mt_error **err)
 {
 	_cleanup_free_ char *quoted = NULL;
 
@@ -112,10 +128,12 @@ static int check_level(const struct policy_json_capture *c, const char *name,
 			c->text, c->len < c->max_len ? c->len : c->max_len,
 			c->len);
 		if (!quoted)
-			return -ENOMEM;
+			return mt_error_set(err, -ENOMEM,
+					    "Failed to quote %s: %s", name,
+					    strerror(ENOMEM));
 		if (c->len > c->max_len)
-			return policy_message_set(
-				ret_error, -E2BIG,
+			return mt_error_set(
+				err, -E2BIG,
 				"Refusing %s = %s in %s: the value is longer "
 				"than %zu bytes. Allowed values are " ALLOWED
 				" (JSON strings). Set one of them, or remove "
@@ -125,8 +143,8 @@ static int check_level(const struct policy_json_capture *c, const char *name,
 			*ret_level = c->text[0] - '0';
 			return 0;
 		}
-		return policy_message_set(
-			ret_error, -EINVAL,
+		return mt_error_set(
+			err, -EINVAL,
 			"Refusing %s = %s in %s: allowed values are " ALLOWED
 			" (a JSON string holding exactly one digit, without "
 			"spaces or a newline). Set one of them, or remove it "
@@ -135,8 +153,8 @@ static int check_level(const struct policy_json_capture *c, const char *name,
 
 	case POLICY_JSON_NUMBER:
 		/* yajl's number text is ASCII: show it as it is, shortened. */
-		return policy_message_set(
-			ret_error, c->len > c->max_len ? -E2BIG : -EINVAL,
+		return mt_error_set(
+			err, c->len > c->max_len ? -E2BIG : -EINVAL,
 			"Refusing %s in %s: it is the JSON number %.*s%s, but "
 			"it must be a JSON string: " ALLOWED ". Quote it "
 			"(\"%s\": \"2\"), or remove it to keep the inherited "
@@ -148,8 +166,8 @@ static int check_level(const struct policy_json_capture *c, const char *name,
 			c->path[c->n_path - 1]);
 
 	default:
-		return policy_message_set(
-			ret_error, -EINVAL,
+		return mt_error_set(
+			err, -EINVAL,
 			"Refusing %s in %s: it is %s, but it must be a JSON "
 			"string: " ALLOWED ". Set one of them (\"%s\": \"2\"), "
 			"or remove it to keep the inherited vm.memfd_noexec.",
@@ -158,47 +176,52 @@ static int check_level(const struct policy_json_capture *c, const char *name,
 	}
 }
 
-static int parse_config(const char *json, size_t len, const char *what,
-			int *ret_level, char **ret_error)
+/* The containers on the way to our values must be objects (or null). */
+static int check_objects(const struct captures *caps, const char *what,
+			 struct mt_error **err)
 {
-	_cleanup_(captures_done) struct captures caps = {};
+	static const struct {
+		int cap;
+		const char *example;
+	} objects[] = {
+		{CAP_ANNOTATIONS, "\"annotations\": {\"memfd_noexec\": \"2\"}"},
+		{CAP_LINUX, "\"linux\": {\"sysctl\": {\"vm.memfd_noexec\": "
+			    "\"2\"}}"},
+		{CAP_SYSCTLS, "\"sysctl\": {\"vm.memfd_noexec\": \"2\"}"},
+	};
+	int r;
+
+	for (size_t i = 0; i < ELEMENTSOF(objects); i++) {
+		int k = objects[i].cap;
+
+		r = policy_check_object(&caps->c[k], cap_names[k],
+					objects[i].example, what, err);
+		if (r < 0)
+			return r;
+	}
+	return 0;
+}
+
+/* Every spelling present must be valid, and they must agree. */
+static int check_levels(const struct captures *caps, const char *what,
+			int *ret_level, struct mt_error **err)
+{
 	static const int values[] = {CAP_ANNOTATION, CAP_SYSCTL_DOT,
 				     CAP_SYSCTL_SLASH};
 	int level = POLICY_LEVEL_NONE, from = -1, r;
 
-	init_captures(caps.c);
-	r = policy_json_scan(json, len, what, caps.c, _CAP_MAX, ret_error);
-	if (r < 0)
-		return r;
-
-	r = check_object(&caps.c[CAP_ANNOTATIONS], cap_names[CAP_ANNOTATIONS],
-			 "\"annotations\": {\"memfd_noexec\": \"2\"}", what,
-			 ret_error);
-	if (r < 0)
-		return r;
-	r = check_object(&caps.c[CAP_LINUX], cap_names[CAP_LINUX],
-			 "\"linux\": {\"sysctl\": {\"vm.memfd_noexec\": "
-			 "\"2\"}}",
-			 what, ret_error);
-	if (r < 0)
-		return r;
-	r = check_object(&caps.c[CAP_SYSCTLS], cap_names[CAP_SYSCTLS],
-			 "\"sysctl\": {\"vm.memfd_noexec\": \"2\"}", what,
-			 ret_error);
-	if (r < 0)
-		return r;
-
 	for (size_t i = 0; i < ELEMENTSOF(values); i++) {
 		int v = POLICY_LEVEL_NONE, k = values[i];
 
-		r = check_level(&caps.c[k], cap_names[k], what, &v, ret_error);
+		r = policy_check_level(&caps->c[k], cap_names[k], what, &v,
+				       err);
 		if (r < 0)
 			return r;
 		if (v == POLICY_LEVEL_NONE)
 			continue;
 		if (from >= 0 && v != level)
-			return policy_message_set(
-				ret_error, -EINVAL,
+			return mt_error_set(
+				err, -EINVAL,
 				"Refusing %s: %s = \"%d\" and %s = \"%d\" ask "
 				"for different vm.memfd_noexec levels. Make "
 				"them equal (allowed values are " ALLOWED
@@ -207,75 +230,124 @@ static int parse_config(const char *json, size_t len, const char *what,
 		level = v;
 		from = k;
 	}
-
 	*ret_level = level;
 	return 0;
 }
 
-int policy_parse_memfd_noexec(const char *json, size_t len, int *ret_level,
-			      char **ret_error)
+/*
+ * Runtimes leave the capabilities alone without process.capabilities (or
+ * its bounding set), so the container keeps CAP_SYS_ADMIN then too.
+ */
+static bool keeps_sys_admin(const struct captures *caps)
 {
-	if (!ret_level)
-		return -EINVAL;
-	return parse_config(json, len, "config.json", ret_level, ret_error);
+	const struct policy_json_capture *b = &caps->c[CAP_BOUNDING];
+
+	if (caps->c[CAP_CAPABILITIES].type != POLICY_JSON_OBJECT)
+		return true;
+	if (b->type != POLICY_JSON_ARRAY)
+		return b->type == POLICY_JSON_ABSENT ||
+		       b->type == POLICY_JSON_NULL;
+	return b->contains;
 }
 
-int policy_load_bundle(const char *bundle_dir, int *ret_level, char **ret_error)
+static int parse_config(const char *json, size_t len, const char *what,
+			struct policy_request *ret, struct mt_error **err)
+{
+	_cleanup_(captures_done) struct captures caps = {};
+	int level = POLICY_LEVEL_NONE, r;
+
+	init_captures(caps.c);
+	r = policy_json_scan(json, len, what, caps.c, _CAP_MAX, err);
+	if (r < 0)
+		return r;
+	r = check_objects(&caps, what, err);
+	if (r < 0)
+		return r;
+	r = check_levels(&caps, what, &level, err);
+	if (r < 0)
+		return r;
+	*ret = (struct policy_request){
+		.level = level,
+		.keeps_sys_admin = keeps_sys_admin(&caps),
+	};
+	return 0;
+}
+
+int policy_parse_config(const char *json, size_t len,
+			struct policy_request *ret, struct mt_error **err)
+{
+	if (!ret)
+		return -EINVAL;
+	return parse_config(json, len, "config.json", ret, err);
+}
+
+/* Opens bundle_dir/config.json as a regular file of a sane size. */
+static int open_config(const char *bundle_dir, const char *what,
+		       struct mt_error **err)
 {
 	_cleanup_close_ int dfd = -EBADF, fd = -EBADF;
-	_cleanup_free_ char *data = NULL, *what = NULL;
 	struct stat st;
-	size_t len;
 	int r;
-
-	if (!bundle_dir || !*bundle_dir || !ret_level)
-		return policy_message_set(ret_error, -EINVAL,
-					  "Refusing an empty bundle path.");
-
-	if (asprintf(&what, "%s/config.json", bundle_dir) < 0)
-		return -ENOMEM;
 
 	dfd = open(bundle_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
 		r = negative_errno();
-		return policy_message_set(ret_error, r,
-					  "Failed to open bundle directory %s: "
-					  "%s",
-					  bundle_dir, strerror(-r));
+		return mt_error_set(err, r,
+				    "Failed to open bundle directory %s: %s",
+				    bundle_dir, strerror(-r));
 	}
 	/* O_NONBLOCK: never hang on a FIFO planted as config.json. */
 	fd = openat(dfd, "config.json", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		r = negative_errno();
-		return policy_message_set(ret_error, r, "Failed to open %s: %s",
-					  what, strerror(-r));
+		return mt_error_set(err, r, "Failed to open %s: %s", what,
+				    strerror(-r));
 	}
 	if (fstat(fd, &st) < 0) {
 		r = negative_errno();
-		return policy_message_set(ret_error, r, "Failed to stat %s: %s",
-					  what, strerror(-r));
+		return mt_error_set(err, r, "Failed to stat %s: %s", what,
+				    strerror(-r));
 	}
 	if (!S_ISREG(st.st_mode))
-		return policy_message_set(ret_error, -EINVAL,
-					  "Refusing %s: it is not a regular "
-					  "file.",
-					  what);
+		return mt_error_set(err, -EINVAL,
+				    "Refusing %s: it is not a regular file.",
+				    what);
 	if ((unsigned long long)st.st_size > POLICY_MAX_DOCUMENT_SIZE)
-		return policy_message_set(
-			ret_error, -E2BIG,
-			"Refusing %s: it is %lld bytes, above "
-			"the limit of %u bytes.",
-			what, (long long)st.st_size, POLICY_MAX_DOCUMENT_SIZE);
+		return mt_error_set(err, -E2BIG,
+				    "Refusing %s: it is %lld bytes, above the "
+				    "limit of %u bytes.",
+				    what, (long long)st.st_size,
+				    POLICY_MAX_DOCUMENT_SIZE);
+	return TAKE_FD(fd);
+}
 
-	r = policy_read_fd(fd, POLICY_MAX_DOCUMENT_SIZE, &data, &len);
+int policy_load_bundle(const char *bundle_dir, struct policy_request *ret,
+		       struct mt_error **err)
+{
+	_cleanup_free_ char *data = NULL, *what = NULL;
+	_cleanup_close_ int fd = -EBADF;
+	size_t len;
+	int r;
+
+	if (!bundle_dir || !*bundle_dir || !ret)
+		return mt_error_set(err, -EINVAL,
+				    "Refusing an empty bundle path.");
+	if (asprintf(&what, "%s/config.json", bundle_dir) < 0)
+		return mt_error_set(err, -ENOMEM,
+				    "Failed to read %s/config.json: %s",
+				    bundle_dir, strerror(ENOMEM));
+	fd = open_config(bundle_dir, what, err);
+	if (fd < 0)
+		return fd;
+
+	r = read_full_fd(fd, POLICY_MAX_DOCUMENT_SIZE, &data, &len);
 	if (r == -E2BIG)
-		return policy_message_set(ret_error, r,
-					  "Refusing %s: it grew above the "
-					  "limit of %u bytes while being read.",
-					  what, POLICY_MAX_DOCUMENT_SIZE);
+		return mt_error_set(err, r,
+				    "Refusing %s: it grew above the limit of "
+				    "%u bytes while being read.",
+				    what, POLICY_MAX_DOCUMENT_SIZE);
 	if (r < 0)
-		return policy_message_set(ret_error, r, "Failed to read %s: %s",
-					  what, strerror(-r));
-
-	return parse_config(data, len, what, ret_level, ret_error);
+		return mt_error_set(err, r, "Failed to read %s: %s", what,
+				    strerror(-r));
+	return parse_config(data, len, what, ret, err);
 }

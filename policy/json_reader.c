@@ -8,6 +8,7 @@
  * soon as its value starts.  Buffers are kept per depth and reused, so a
  * document costs at most its own size in key copies.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -33,6 +34,7 @@ struct frame {
 	unsigned alive; /* captures whose path runs through this container */
 	unsigned key_match; /* maps: captures whose next step is the current key
 			     */
+	unsigned owner;	    /* captures whose value is this container */
 	char *kbuf;	    /* copies of this object's keys, back to back */
 	size_t kbuf_len, kbuf_cap;
 	struct key_ref *keys;
@@ -47,7 +49,7 @@ struct scan {
 	size_t depth;
 	bool root_seen;
 	int r;
-	char *error;
+	struct mt_error **err;
 };
 
 const char *policy_json_type_name(enum policy_json_type t)
@@ -170,18 +172,12 @@ static char *describe_container(const struct scan *s, size_t n)
 _printf_(3, 4) static int fail(struct scan *s, int r, const char *fmt, ...)
 {
 	va_list ap;
-	char *m = NULL;
 
 	if (s->r < 0)
 		return 0;
 	va_start(ap, fmt);
-	if (vasprintf(&m, fmt, ap) < 0) {
-		m = NULL;
-		r = -ENOMEM;
-	}
+	s->r = mt_error_setv(s->err, r, fmt, ap);
 	va_end(ap);
-	s->r = r;
-	s->error = m;
 	return 0; /* cancels the parse */
 }
 
@@ -295,6 +291,14 @@ static int value_begin(struct scan *s, enum policy_json_type type,
 	f = &s->frames[s->depth - 1];
 	if (!f->is_map) {
 		f->index++;
+		for (size_t i = 0; type == POLICY_JSON_STRING && i < s->n_caps;
+		     i++) {
+			const char *want = s->caps[i].element;
+
+			if ((f->owner & (1U << i)) && want &&
+			    exact_equal(text, len, want))
+				s->caps[i].contains = true;
+		}
 		return 1;
 	}
 	for (size_t i = 0; i < s->n_caps; i++) {
@@ -311,7 +315,7 @@ static int value_begin(struct scan *s, enum policy_json_type type,
 static int push(struct scan *s, bool is_map)
 {
 	struct frame *f;
-	unsigned alive = 0;
+	unsigned alive = 0, owner = 0;
 
 	if (s->depth >= POLICY_MAX_DEPTH) {
 		_cleanup_free_ char *path = render_path(s, s->depth);
@@ -331,15 +335,19 @@ static int push(struct scan *s, bool is_map)
 	} else if (s->frames[s->depth - 1].is_map) {
 		unsigned m = s->frames[s->depth - 1].key_match;
 
-		for (size_t i = 0; i < s->n_caps; i++)
+		for (size_t i = 0; i < s->n_caps; i++) {
 			if ((m & (1U << i)) && s->caps[i].n_path > s->depth)
 				alive |= 1U << i;
+			if ((m & (1U << i)) && s->caps[i].n_path == s->depth)
+				owner |= 1U << i;
+		}
 	}
 
 	f = &s->frames[s->depth++];
 	f->is_map = is_map;
 	f->index = SIZE_MAX;
 	f->alive = alive;
+	f->owner = owner;
 	f->key_match = 0;
 	f->kbuf_len = 0;
 	f->n_keys = 0;
@@ -546,7 +554,6 @@ static void scan_freep(struct scan **sp)
 		free(s->frames[i].kbuf);
 		free(s->frames[i].keys);
 	}
-	free(s->error);
 	free(s);
 }
 
@@ -559,36 +566,37 @@ void policy_json_captures_done(struct policy_json_capture *caps, size_t n)
 		caps[i].text = NULL;
 		caps[i].len = 0;
 		caps[i].type = POLICY_JSON_ABSENT;
+		caps[i].contains = false;
 	}
 }
 
 static int yajl_failure(yajl_handle h, const char *what, size_t offset,
-			char **ret_error)
+			struct mt_error **err)
 {
 	unsigned char *m = yajl_get_error(h, 0, NULL, 0);
 	size_t n;
 	int r;
 
 	if (!m)
-		return policy_message_set(ret_error, -EINVAL,
-					  "Failed to parse %s: invalid JSON "
-					  "near byte %zu.",
-					  what, offset);
+		return mt_error_set(err, -EINVAL,
+				    "Failed to parse %s: invalid JSON near "
+				    "byte %zu.",
+				    what, offset);
 	n = strlen((char *)m);
 	while (n > 0 &&
 	       (m[n - 1] == '\n' || m[n - 1] == ' ' || m[n - 1] == '.'))
 		n--;
-	r = policy_message_set(ret_error, -EINVAL,
-			       "Failed to parse %s: invalid JSON near byte "
-			       "%zu: %.*s.",
-			       what, offset, (int)n, (char *)m);
+	r = mt_error_set(
+		err, -EINVAL,
+		"Failed to parse %s: invalid JSON near byte %zu: %.*s.", what,
+		offset, (int)n, (char *)m);
 	yajl_free_error(h, m);
 	return r;
 }
 
 int policy_json_scan(const char *json, size_t len, const char *what,
 		     struct policy_json_capture *caps, size_t n_caps,
-		     char **ret_error)
+		     struct mt_error **err)
 {
 	_cleanup_(scan_freep) struct scan *s = NULL;
 	_cleanup_(yajl_freep) yajl_handle h = NULL;
@@ -606,18 +614,22 @@ int policy_json_scan(const char *json, size_t len, const char *what,
 		caps[i].type = POLICY_JSON_ABSENT;
 		caps[i].text = NULL;
 		caps[i].len = 0;
+		caps[i].contains = false;
 	}
 
+	/* The caller may hold only the first limit + 1 bytes of a longer
+	 * input, so the message does not claim a size. */
 	if (len > POLICY_MAX_DOCUMENT_SIZE)
-		return policy_message_set(ret_error, -E2BIG,
-					  "Refusing %s: it is %zu bytes, above "
-					  "the limit of %u bytes.",
-					  what, len, POLICY_MAX_DOCUMENT_SIZE);
+		return mt_error_set(err, -E2BIG,
+				    "Refusing %s: it is larger than the limit "
+				    "of %u bytes.",
+				    what, POLICY_MAX_DOCUMENT_SIZE);
 
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
 	s->what = what;
+	s->err = err;
 	s->caps = caps;
 	s->n_caps = n_caps;
 
@@ -640,19 +652,19 @@ int policy_json_scan(const char *json, size_t len, const char *what,
 		int r = s->r < 0 ? s->r : -EINVAL;
 
 		policy_json_captures_done(caps, n_caps);
-		if (ret_error)
-			*ret_error = TAKE_PTR(s->error);
+		if (r == -ENOMEM)
+			return mt_error_set(err, r, "Failed to parse %s: %s",
+					    what, strerror(ENOMEM));
 		return r;
 	}
 	if (st != yajl_status_ok) {
 		policy_json_captures_done(caps, n_caps);
-		return yajl_failure(h, what, offset, ret_error);
+		return yajl_failure(h, what, offset, err);
 	}
 	if (!s->root_seen) {
 		policy_json_captures_done(caps, n_caps);
-		return policy_message_set(ret_error, -EINVAL,
-					  "Failed to parse %s: it is empty.",
-					  what);
+		return mt_error_set(err, -EINVAL,
+				    "Failed to parse %s: it is empty.", what);
 	}
 	return 0;
 }

@@ -15,7 +15,10 @@
 #ifndef POLICY_JSON_READER_H
 #define POLICY_JSON_READER_H
 
+#include <stdbool.h>
 #include <stddef.h>
+
+#include "errors.h"
 
 enum policy_json_type {
 	POLICY_JSON_ABSENT = 0,
@@ -40,12 +43,15 @@ struct policy_json_capture {
 	unsigned go_fields;
 	/* How many bytes of a string or number to keep in text. */
 	size_t max_len;
+	/* For an array: the string element whose presence sets contains. */
+	const char *element;
 
 	/* Filled in by the scan. */
 	enum policy_json_type type;
-	char *text; /* strings, numbers: the first min(len, max_len) bytes,
-		     * NUL-terminated (a string may hold NUL bytes itself) */
-	size_t len; /* the full length in bytes */
+	char *text;    /* strings, numbers: the first min(len, max_len) bytes,
+			* NUL-terminated (a string may hold NUL bytes itself) */
+	size_t len;    /* the full length in bytes */
+	bool contains; /* an array holding the string element */
 };
 
 /*
@@ -53,16 +59,16 @@ struct policy_json_capture {
  * in messages ("config.json").  On success fills in the captures and
  * returns 0.
  *
- * Errors (with a malloc'd message in *ret_error):
+ * Errors (with a message in *err):
  *  -EINVAL  invalid JSON (yajl's message and the byte offset), a top level
  *           that is not an object, a duplicate key, a key that Go would
  *           confuse with a captured field, malformed UTF-8;
  *  -E2BIG   the document or the nesting is above the limits;
- *  -ENOMEM  (then *ret_error may be NULL).
+ *  -ENOMEM
  */
 int policy_json_scan(const char *json, size_t len, const char *what,
 		     struct policy_json_capture *caps, size_t n_caps,
-		     char **ret_error);
+		     struct mt_error **err);
 
 /* Frees the text of every capture and resets its type; NULL is fine. */
 void policy_json_captures_done(struct policy_json_capture *caps, size_t n);

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+#define _GNU_SOURCE
 #include <errno.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "fd-util.h"
 #include "message.h"
 
 struct sbuf {
@@ -170,14 +169,4 @@ bool policy_utf8_valid(const char *s, size_t len)
 		i += n;
 	}
 	return true;
-}
-
-int policy_message_set(char **ret_error, int r, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	r = set_error_va(ret_error, r, fmt, ap);
-	va_end(ap);
-	return r;
 }

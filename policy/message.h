@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Internal to policy/ (the names carry the prefix only because a static
- * library exports them): building the malloc'd error messages that policy/
- * hands back, and quoting untrusted JSON text inside them.
+ * library exports them): quoting untrusted JSON text inside messages, and
+ * checking UTF-8.
  */
 #ifndef POLICY_MESSAGE_H
 #define POLICY_MESSAGE_H
@@ -25,14 +25,6 @@
  * Returns NULL only when out of memory.
  */
 char *policy_message_quote(const char *s, size_t len, size_t full_len);
-
-/*
- * Formats a message into *ret_error (if ret_error is not NULL) and returns
- * r, the -errno the caller fails with.  If the message cannot be allocated,
- * *ret_error is set to NULL and -ENOMEM is returned instead.
- */
-_printf_(3, 4) int policy_message_set(char **ret_error, int r, const char *fmt,
-				      ...);
 
 /*
  * True if the len bytes at s are well-formed UTF-8: no overlong forms, no

@@ -13,15 +13,17 @@
  * json_writer.h), so that the JSON library can be swapped.
  *
  * Conventions: functions return 0 (or a count) on success and -errno on
- * failure.  ret_* parameters are written only on success, except
- * ret_error, which is written only on failure: a malloc'd message, never
- * NULL except when the failure is -ENOMEM.  Nothing here prints or exits.
+ * failure, with an error in *err (common/errors.h).  ret_* parameters are
+ * written only on success.  Nothing here prints or exits.
  */
 #ifndef POLICY_H
 #define POLICY_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+
+#include "errors.h"
 
 /* Limits.  Anything above them is refused with -E2BIG. */
 #define POLICY_MAX_DOCUMENT_SIZE (4U * 1024 * 1024) /* config.json, state */
@@ -31,10 +33,22 @@
 /* *ret_level when the document does not ask for anything. */
 #define POLICY_LEVEL_NONE (-1)
 
+/* What a config.json asks for. */
+struct policy_request {
+	int level; /* 0, 1, 2, or POLICY_LEVEL_NONE */
+	/*
+	 * The container keeps CAP_SYS_ADMIN: process.capabilities.bounding
+	 * holds it, or process.capabilities (or its bounding set) is absent,
+	 * in which case runtimes leave the capabilities alone.  Without a
+	 * user namespace such a container could remount /proc/sys and lower
+	 * its level again.
+	 */
+	bool keeps_sys_admin;
+};
+
 /*
  * Parses a config.json held in memory (len bytes, need not be
- * NUL-terminated) and stores the requested vm.memfd_noexec level in
- * *ret_level: 0, 1, 2, or POLICY_LEVEL_NONE.
+ * NUL-terminated) into *ret.
  *
  * Errors:
  *  -EINVAL  invalid JSON; the top level is not an object; a duplicate key
@@ -52,21 +66,21 @@
  * input (annotations["memfd_noexec"] or linux.sysctl["vm.memfd_noexec"]),
  * lists the allowed values and says what to change.
  */
-int policy_parse_memfd_noexec(const char *json, size_t len, int *ret_level,
-			      char **ret_error);
+int policy_parse_config(const char *json, size_t len,
+			struct policy_request *ret, struct mt_error **err);
 
 /*
  * Reads bundle_dir/config.json (a regular file of at most
  * POLICY_MAX_DOCUMENT_SIZE bytes) and parses it as above.
  *
- * Errors: those of policy_parse_memfd_noexec(), plus
+ * Errors: those of policy_parse_config(), plus
  *  -EINVAL  bundle_dir is NULL or empty, or config.json is not a regular
  *           file;
  *  -E2BIG   config.json is larger than POLICY_MAX_DOCUMENT_SIZE;
  *  any -errno from open(2), fstat(2) or read(2) (e.g. -ENOENT, -EACCES).
  */
-int policy_load_bundle(const char *bundle_dir, int *ret_level,
-		       char **ret_error);
+int policy_load_bundle(const char *bundle_dir, struct policy_request *ret,
+		       struct mt_error **err);
 
 /* The OCI runtime state, as a runtime passes it to a hook on stdin. */
 struct policy_state {
@@ -75,32 +89,31 @@ struct policy_state {
 	char *status;	   /* NULL if absent: "creating", "created", ... */
 	pid_t pid;	   /* > 0 */
 	char *bundle;	   /* absolute path */
+	/* annotations["memfd_noexec"], checked like config.json's: 0..2,
+	 * or POLICY_LEVEL_NONE when absent or invalid */
+	int level;
+	/* Why an annotation that is there is invalid, else NULL.  It does
+	 * not fail the parse, so that a hook can report config.json's own
+	 * refusal first, which names the file the user wrote. */
+	struct mt_error *level_error;
 };
 
 /*
  * Parses the OCI state JSON.  "pid" (a positive integer) and "bundle" (an
  * absolute path, no NUL bytes, shorter than PATH_MAX) are required;
- * "ociVersion", "id" and "status" are optional strings.  Other keys are
+ * "ociVersion", "id" and "status" are optional strings, and
+ * annotations["memfd_noexec"] is read like config.json's (into level, or
+ * level_error).  Other keys are
  * ignored, but the document is checked like a config.json (duplicates,
  * depth, size, UTF-8).
  *
- * Errors: -EINVAL, -E2BIG, -ENOMEM as for policy_parse_memfd_noexec().
+ * Errors: -EINVAL, -E2BIG, -ENOMEM as for policy_parse_config().
  * On success *ret must later be released with policy_state_done().
  */
 int policy_parse_state(const char *json, size_t len, struct policy_state *ret,
-		       char **ret_error);
+		       struct mt_error **err);
 
 /* Frees the strings of *s and clears it; NULL is fine. */
 void policy_state_done(struct policy_state *s);
-
-/*
- * Reads fd to EOF.  On success stores a malloc'd buffer (NUL-terminated
- * after the data, for convenience) in *ret_data and its length, without the
- * terminator, in *ret_len.
- *
- * Errors: -E2BIG if there are more than max_size bytes; -ENOMEM; any
- * -errno from read(2) other than EINTR (which is retried).
- */
-int policy_read_fd(int fd, size_t max_size, char **ret_data, size_t *ret_len);
 
 #endif

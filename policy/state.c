@@ -3,14 +3,18 @@
  * The OCI state that a runtime writes to a hook's stdin:
  *   {"ociVersion": "1.0.2", "id": "c1", "status": "creating",
  *    "pid": 4242, "bundle": "/run/c1/bundle", "annotations": {...}}
- * All of them are fields of Go's specs.State, hence go_fields.
+ * All of them are fields of Go's specs.State, hence go_fields.  The
+ * state's own annotations are what the runtime reports to everyone; the
+ * hook honours a request found there even if config.json lacks it.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "policy-internal.h"
 #include "json_reader.h"
 #include "macro.h"
 #include "message.h"
@@ -24,6 +28,8 @@ enum {
 	CAP_STATUS,
 	CAP_PID,
 	CAP_BUNDLE,
+	CAP_ANNOTATIONS,
+	CAP_ANNOTATION,
 	_CAP_MAX,
 };
 
@@ -44,6 +50,7 @@ void policy_state_done(struct policy_state *s)
 	free(s->id);
 	free(s->status);
 	free(s->bundle);
+	mt_error_free(&s->level_error);
 	*s = (struct policy_state){};
 }
 
@@ -54,7 +61,7 @@ static void policy_state_donep(struct policy_state *s)
 
 /* Optional string: NULL when absent (or null). */
 static int take_string(struct policy_json_capture *c, char **ret,
-		       char **ret_error)
+		       struct mt_error **err)
 {
 	_cleanup_free_ char *quoted = NULL;
 
@@ -63,29 +70,29 @@ static int take_string(struct policy_json_capture *c, char **ret,
 		return 0;
 	}
 	if (c->type != POLICY_JSON_STRING)
-		return policy_message_set(ret_error, -EINVAL,
-					  "Refusing %s: \"%s\" is %s, but it "
-					  "must be a JSON string.",
-					  WHAT, c->path[0],
-					  policy_json_type_name(c->type));
+		return mt_error_set(err, -EINVAL,
+				    "Refusing %s: \"%s\" is %s, but it must be "
+				    "a JSON string.",
+				    WHAT, c->path[0],
+				    policy_json_type_name(c->type));
 	if (c->len > c->max_len || memchr(c->text, '\0', c->len)) {
 		quoted = policy_message_quote(
 			c->text, c->len < c->max_len ? c->len : c->max_len,
 			c->len);
 		if (!quoted)
-			return -ENOMEM;
-		return policy_message_set(
-			ret_error, c->len > c->max_len ? -E2BIG : -EINVAL,
-			"Refusing %s: \"%s\" = %s is longer "
-			"than %zu bytes or holds a NUL byte.",
-			WHAT, c->path[0], quoted, c->max_len);
+			return mt_error_set(err, -ENOMEM, "Failed to quote: %s",
+					    strerror(ENOMEM));
+		return mt_error_set(err, c->len > c->max_len ? -E2BIG : -EINVAL,
+				    "Refusing %s: \"%s\" = %s is longer "
+				    "than %zu bytes or holds a NUL byte.",
+				    WHAT, c->path[0], quoted, c->max_len);
 	}
 	*ret = TAKE_PTR(c->text);
 	return 0;
 }
 
 static int parse_pid(const struct policy_json_capture *c, pid_t *ret,
-		     char **ret_error)
+		     struct mt_error **err)
 {
 	long long v = 0;
 	bool ok = c->type == POLICY_JSON_NUMBER && c->len > 0 &&
@@ -103,35 +110,96 @@ static int parse_pid(const struct policy_json_capture *c, pid_t *ret,
 	}
 
 	if (c->type == POLICY_JSON_ABSENT)
-		return policy_message_set(ret_error, -EINVAL,
-					  "Refusing %s: it has no \"pid\"; run "
-					  "the hook at the prestart or "
-					  "createRuntime stage, when the "
-					  "container has a process.",
-					  WHAT);
+		return mt_error_set(err, -EINVAL,
+				    "Refusing %s: it has no \"pid\"; run the "
+				    "hook at the prestart or createRuntime "
+				    "stage, when the container has a process.",
+				    WHAT);
 	if (c->type == POLICY_JSON_NUMBER || c->type == POLICY_JSON_STRING) {
 		_cleanup_free_ char *quoted = policy_message_quote(
 			c->text, c->len < c->max_len ? c->len : c->max_len,
 			c->len);
 
 		if (!quoted)
-			return -ENOMEM;
-		return policy_message_set(ret_error, -EINVAL,
-					  "Refusing %s: \"pid\" is %s %s, but "
-					  "it must be a positive integer "
-					  "(the container's process ID).",
-					  WHAT, policy_json_type_name(c->type),
-					  quoted);
+			return mt_error_set(err, -ENOMEM, "Failed to quote: %s",
+					    strerror(ENOMEM));
+		return mt_error_set(err, -EINVAL,
+				    "Refusing %s: \"pid\" is %s %s, but it "
+				    "must be a positive integer (the "
+				    "container's process ID).",
+				    WHAT, policy_json_type_name(c->type),
+				    quoted);
 	}
-	return policy_message_set(ret_error, -EINVAL,
-				  "Refusing %s: \"pid\" is %s, but it must be "
-				  "a positive integer (the container's process "
-				  "ID).",
-				  WHAT, policy_json_type_name(c->type));
+	return mt_error_set(err, -EINVAL,
+			    "Refusing %s: \"pid\" is %s, but it must be a "
+			    "positive integer (the container's process ID).",
+			    WHAT, policy_json_type_name(c->type));
+}
+
+static void init_captures(struct policy_json_capture *c)
+{
+	c[CAP_VERSION] = (struct policy_json_capture){.path = {"ociVersion"},
+						      .n_path = 1,
+						      .go_fields = 1,
+						      .max_len = 256};
+	c[CAP_ID] = (struct policy_json_capture){
+		.path = {"id"}, .n_path = 1, .go_fields = 1, .max_len = 1024};
+	c[CAP_STATUS] = (struct policy_json_capture){
+		.path = {"status"}, .n_path = 1, .go_fields = 1, .max_len = 64};
+	c[CAP_PID] = (struct policy_json_capture){
+		.path = {"pid"}, .n_path = 1, .go_fields = 1, .max_len = 32};
+	c[CAP_BUNDLE] = (struct policy_json_capture){.path = {"bundle"},
+						     .n_path = 1,
+						     .go_fields = 1,
+						     .max_len = PATH_MAX - 1};
+	c[CAP_ANNOTATIONS] = (struct policy_json_capture){
+		.path = {"annotations"}, .n_path = 1, .go_fields = 1};
+	c[CAP_ANNOTATION] = (struct policy_json_capture){
+		.path = {"annotations", "memfd_noexec"},
+		.n_path = 2,
+		.go_fields = 1,
+		.max_len = POLICY_MAX_VALUE_SIZE};
+}
+
+static int take_fields(struct policy_json_capture *c, struct policy_state *st,
+		       struct mt_error **err)
+{
+	int r;
+
+	r = take_string(&c[CAP_VERSION], &st->oci_version, err);
+	if (r < 0)
+		return r;
+	r = take_string(&c[CAP_ID], &st->id, err);
+	if (r < 0)
+		return r;
+	r = take_string(&c[CAP_STATUS], &st->status, err);
+	if (r < 0)
+		return r;
+	r = parse_pid(&c[CAP_PID], &st->pid, err);
+	if (r < 0)
+		return r;
+	r = take_string(&c[CAP_BUNDLE], &st->bundle, err);
+	if (r < 0)
+		return r;
+	if (!st->bundle || st->bundle[0] != '/')
+		return mt_error_set(err, -EINVAL,
+				    "Refusing %s: \"bundle\" must be the "
+				    "absolute path of the bundle directory.",
+				    WHAT);
+	r = policy_check_object(&c[CAP_ANNOTATIONS], "\"annotations\"",
+				"\"annotations\": {\"memfd_noexec\": \"2\"}",
+				WHAT, err);
+	if (r < 0)
+		return r;
+	if (policy_check_level(&c[CAP_ANNOTATION],
+			       "annotations[\"memfd_noexec\"]", WHAT,
+			       &st->level, &st->level_error) < 0)
+		st->level = POLICY_LEVEL_NONE;
+	return 0;
 }
 
 int policy_parse_state(const char *json, size_t len, struct policy_state *ret,
-		       char **ret_error)
+		       struct mt_error **err)
 {
 	_cleanup_(captures_done) struct captures caps = {};
 	_cleanup_(policy_state_donep) struct policy_state st = {};
@@ -139,50 +207,13 @@ int policy_parse_state(const char *json, size_t len, struct policy_state *ret,
 
 	if (!ret)
 		return -EINVAL;
-
-	caps.c[CAP_VERSION] =
-		(struct policy_json_capture){.path = {"ociVersion"},
-					     .n_path = 1,
-					     .go_fields = 1,
-					     .max_len = 256};
-	caps.c[CAP_ID] = (struct policy_json_capture){
-		.path = {"id"}, .n_path = 1, .go_fields = 1, .max_len = 1024};
-	caps.c[CAP_STATUS] = (struct policy_json_capture){
-		.path = {"status"}, .n_path = 1, .go_fields = 1, .max_len = 64};
-	caps.c[CAP_PID] = (struct policy_json_capture){
-		.path = {"pid"}, .n_path = 1, .go_fields = 1, .max_len = 32};
-	caps.c[CAP_BUNDLE] =
-		(struct policy_json_capture){.path = {"bundle"},
-					     .n_path = 1,
-					     .go_fields = 1,
-					     .max_len = PATH_MAX - 1};
-
-	r = policy_json_scan(json, len, WHAT, caps.c, _CAP_MAX, ret_error);
+	init_captures(caps.c);
+	r = policy_json_scan(json, len, WHAT, caps.c, _CAP_MAX, err);
 	if (r < 0)
 		return r;
-
-	r = take_string(&caps.c[CAP_VERSION], &st.oci_version, ret_error);
+	r = take_fields(caps.c, &st, err);
 	if (r < 0)
 		return r;
-	r = take_string(&caps.c[CAP_ID], &st.id, ret_error);
-	if (r < 0)
-		return r;
-	r = take_string(&caps.c[CAP_STATUS], &st.status, ret_error);
-	if (r < 0)
-		return r;
-	r = parse_pid(&caps.c[CAP_PID], &st.pid, ret_error);
-	if (r < 0)
-		return r;
-	r = take_string(&caps.c[CAP_BUNDLE], &st.bundle, ret_error);
-	if (r < 0)
-		return r;
-	if (!st.bundle || st.bundle[0] != '/')
-		return policy_message_set(ret_error, -EINVAL,
-					  "Refusing %s: \"bundle\" must be the "
-					  "absolute path of the bundle "
-					  "directory.",
-					  WHAT);
-
 	*ret = st;
 	st = (struct policy_state){};
 	return 0;

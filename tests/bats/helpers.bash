@@ -26,7 +26,9 @@ missing() {
 	skip "requires $*"
 }
 
-# requires root|userns|seccomp|memfd_noexec|fakekernel|user|runc ...
+# requires root|userns|seccomp|memfd_noexec|fakekernel|user|runc|cmd:NAME ...
+# (cmd:NAME: a program the README's install command provides; tests never
+# install packages themselves.)
 requires() {
 	local r
 	for r in "$@"; do
@@ -45,6 +47,9 @@ requires() {
 			ensure_test_user || missing "an unprivileged user $TEST_USER" || return 1 ;;
 		runc)
 			[ -x "$RUNC" ] || missing "runc at $RUNC (contrib/runc/build.sh)" || return 1 ;;
+		cmd:*)
+			command -v "${r#cmd:}" >/dev/null ||
+				missing "${r#cmd:} (contrib/install-deps.sh test)" || return 1 ;;
 		*)
 			echo "requires: unknown requirement '$r'" >&2
 			return 1 ;;
@@ -92,13 +97,24 @@ as_user() {
 		--inh-caps=-all -- "$@"
 }
 
-# at_level N CMD...: run CMD in a new child PID namespace whose
-# vm.memfd_noexec was set to N (as root, in that namespace only).
-# Never touches the initial namespace's value.
+# at_level [--proc] N CMD...: run CMD as root in a new child PID namespace
+# whose vm.memfd_noexec was set to N there (never in the initial
+# namespace).  --proc also gives it a mount namespace with its own /proc,
+# which runc needs to find its children; without it /proc stays the
+# host's.  N "host": CMD runs as it is, in the current namespaces.
 at_level() {
+	local -a ns=(--pid --fork --kill-child)
+	if [ "$1" = --proc ]; then
+		ns+=(--mount-proc)
+		shift
+	fi
 	local level="$1"
 	shift
-	unshare --pid --fork --kill-child -- sh -c \
+	if [ "$level" = host ]; then
+		"$@"
+		return
+	fi
+	unshare "${ns[@]}" -- sh -c \
 		'echo "$0" > /proc/sys/vm/memfd_noexec || exit 125; exec "$@"' \
 		"$level" "$@"
 }
@@ -138,32 +154,6 @@ assert_output_contains() {
 RUNC="${RUNC:-$REPO_ROOT/build/runc}"
 
 # ---- shared by the runc suites ------------------------------------------------
-
-# need_pkg PKG...: installs the Debian packages that are missing.
-need_pkg() {
-	local p
-	for p in "$@"; do
-		dpkg -s "$p" >/dev/null 2>&1 || {
-			apt-get update && apt-get install -y "$p"
-		} >/dev/null 2>&1
-	done
-}
-
-# in_level N CMD...: CMD as root in a new PID namespace (and mount
-# namespace, with its own /proc, which runc needs to find its children)
-# whose vm.memfd_noexec was set to N there.  N "host": no new namespace.
-# Never writes the initial namespace's value.
-in_level() {
-	local level="$1"
-	shift
-	if [ "$level" = host ]; then
-		"$@"
-		return
-	fi
-	unshare --pid --fork --kill-child --mount-proc -- sh -c \
-		'echo "$0" > /proc/sys/vm/memfd_noexec || exit 125; exec "$@"' \
-		"$level" "$@"
-}
 
 # plain_runc ARGS...: $RUNC with the test's state dir ($STATE) for MODE
 # (rootful, or rootless as $TEST_USER with $T/xdg), without fakekernel;

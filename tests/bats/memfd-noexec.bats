@@ -104,6 +104,10 @@ make_bundle() {
 	BUNDLE="$TEST_TMP/bundle"
 }
 
+# The bounding set that `runc spec` writes: no CAP_SYS_ADMIN.
+CAPS='"process":{"capabilities":{"bounding":["CAP_AUDIT_WRITE","CAP_KILL","CAP_NET_BIND_SERVICE"]}}'
+
+
 # state PID [STATUS]: an OCI state document for the hook's stdin.
 state() {
 	printf '{"ociVersion":"1.0.2","id":"bats","status":"%s","pid":%s,"bundle":"%s","annotations":{}}\n' \
@@ -313,7 +317,7 @@ assert_output_lacks() {
 
 	run "$MEMFD_NOEXEC" status
 	assert_status 0
-	for k in memfd_create mfd_exec f_seal_exec sysctl level pid_namespace semantics can_raise; do
+	for k in memfd_create mfd_exec seal_exec memfd_noexec o_tmpfile execveat level pid_namespace semantics can_raise; do
 		grep -q "^$k: " <<<"$output" || {
 			echo "missing field $k in: $output" >&2
 			return 1
@@ -321,8 +325,8 @@ assert_output_lacks() {
 	done
 	assert_output_contains "memfd_create: yes"
 	assert_output_contains "mfd_exec: yes"
-	assert_output_contains "f_seal_exec: yes"
-	assert_output_contains "sysctl: yes"
+	assert_output_contains "seal_exec: yes"
+	assert_output_contains "memfd_noexec: yes"
 	assert_output_contains "level: $(host_level)"
 	assert_output_contains "pid_namespace: initial"
 	assert_output_contains "can_raise: yes"
@@ -359,12 +363,16 @@ assert_output_lacks() {
 	assert_output_contains "semantics: unknown (no privilege"
 }
 
-@test "status: NSEXEC_FEATURES turns features off" {
-	NSEXEC_FEATURES=-mfd_exec,-sysctl run "$MEMFD_NOEXEC" status
+@test "status: MEMFD_TOOLKIT_FEATURES turns features off, and refuses a bad name" {
+	MEMFD_TOOLKIT_FEATURES=-mfd_exec,-memfd_noexec run "$MEMFD_NOEXEC" status
 	assert_status 0
 	assert_output_contains "mfd_exec: no"
-	assert_output_contains "sysctl: no"
+	assert_output_contains "memfd_noexec: no"
 	assert_output_contains "semantics: absent"
+	# One parser for every tool: sealexec refuses the same way.
+	MEMFD_TOOLKIT_FEATURES=-sysctl run "$MEMFD_NOEXEC" status
+	assert_status 2
+	assert_output_contains "Refusing MEMFD_TOOLKIT_FEATURES=-sysctl: '-sysctl' is not one of"
 }
 
 # ---- hook --------------------------------------------------------------------
@@ -373,7 +381,7 @@ assert_output_lacks() {
 	requires root memfd_noexec
 	start_sleeper
 	[ "$(ns_level "$SLEEPER")" = "$(host_level)" ]
-	make_bundle '{"ociVersion":"1.0.2","process":{"args":["sh"]},"annotations":{"memfd_noexec":"2"}}'
+	make_bundle '{"ociVersion":"1.0.2","process":{"args":["sh"],"capabilities":{"bounding":["CAP_KILL"]}},"annotations":{"memfd_noexec":"2"}}'
 
 	MEMFD_NOEXEC_DEBUG=1 run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
 	assert_status 0
@@ -388,7 +396,7 @@ assert_output_lacks() {
 @test "hook: linux.sysctl vm.memfd_noexec is the same request" {
 	requires root memfd_noexec
 	start_sleeper
-	make_bundle '{"linux":{"sysctl":{"vm.memfd_noexec":"1"}}}'
+	make_bundle "{$CAPS,\"linux\":{\"sysctl\":{\"vm.memfd_noexec\":\"1\"}}}"
 
 	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER" created)
 	assert_status 0
@@ -398,7 +406,7 @@ assert_output_lacks() {
 @test "hook: a stricter value already in place is kept, with a notice" {
 	requires root memfd_noexec
 	start_sleeper 2
-	make_bundle '{"annotations":{"memfd_noexec":"1"}}'
+	make_bundle "{$CAPS,\"annotations\":{\"memfd_noexec\":\"1\"}}"
 
 	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
 	assert_status 0
@@ -409,17 +417,17 @@ assert_output_lacks() {
 @test "hook: refuses a target in the host PID namespace" {
 	requires root memfd_noexec
 	start_host_sleeper
-	make_bundle '{"annotations":{"memfd_noexec":"2"}}'
+	make_bundle "{$CAPS,\"annotations\":{\"memfd_noexec\":\"2\"}}"
 
+	# The sleeper only joins the host's namespace: checked, never written.
 	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
 	assert_status 1
-	assert_output_contains "Refusing to set vm.memfd_noexec for process $SLEEPER"
-	assert_output_contains "initial PID namespace"
+	assert_output_contains "Refusing vm.memfd_noexec=2 for process $SLEEPER: it joins the initial PID namespace (the host's), pid:[4026531836], which is at level $(host_level)"
 	[ "$(host_level)" = "$HOST_LEVEL_BEFORE" ]
 
 	run "$MEMFD_NOEXEC" hook < <(state "$$")
 	assert_status 1
-	assert_output_contains "Refusing to set vm.memfd_noexec"
+	assert_output_contains "Refusing vm.memfd_noexec=2 for process $$: it joins the initial PID namespace"
 }
 
 @test "hook: bad values fail closed and leave the target alone" {
@@ -498,4 +506,200 @@ assert_output_lacks() {
 	assert_output_contains "no such process"
 
 	[ "$(ns_level "$SLEEPER")" = "$(host_level)" ]
+}
+
+# ---- hardening (issue 14) ------------------------------------------------------
+
+# state_with PID VALUE [STATUS]: an OCI state whose own annotations carry
+# memfd_noexec=VALUE (a JSON value).
+state_with() {
+	printf '{"ociVersion":"1.0.2","id":"bats","status":"%s","pid":%s,"bundle":"%s","annotations":{"memfd_noexec":%s}}\n' \
+		"${3:-creating}" "$1" "$BUNDLE" "$2"
+}
+
+# join_sleeper: JOINER, a second process in SLEEPER's PID namespace (not
+# its init, as a container started with --pid=container:X is).
+join_sleeper() {
+	local n i c
+	nsenter --target "$SLEEPER" --pid -- sleep 1000 >/dev/null 2>&1 3>&- &
+	n=$!
+	BG_PIDS+=("$n")
+	for i in $(seq 100); do
+		c="$(cat "/proc/$n/task/$n/children" 2>/dev/null | awk '{print $1}')"
+		if [ -n "$c" ]; then
+			JOINER="$c"
+			BG_PIDS+=("$c")
+			[ "$(awk '/^NSpid/ {print $NF}' "/proc/$c/status")" != 1 ]
+			return
+		fi
+		sleep 0.05
+	done
+	echo "joiner did not start" >&2
+	return 1
+}
+
+@test "item 2: the hook honours the state's own annotation when config.json lacks it" {
+	requires root memfd_noexec
+	start_sleeper
+	# An earlier hook renamed the key in config.json; the runtime's state
+	# still reports the request.
+	make_bundle "{$CAPS,\"annotations\":{\"memfd_noexec_renamed\":\"2\"}}"
+	MEMFD_NOEXEC_DEBUG=1 run "$MEMFD_NOEXEC" hook < <(state_with "$SLEEPER" '"2"')
+	assert_status 0
+	assert_output_contains "memfd-noexec: wrote 2"
+	[ "$(ns_level "$SLEEPER")" = 2 ]
+}
+
+@test "item 2: a state and a config.json that disagree, or a bad state value, are refused" {
+	requires root memfd_noexec
+	start_sleeper
+	make_bundle "{$CAPS,\"annotations\":{\"memfd_noexec\":\"1\"}}"
+	run "$MEMFD_NOEXEC" hook < <(state_with "$SLEEPER" '"2"')
+	assert_status 1
+	assert_output_contains "annotations[\"memfd_noexec\"] = \"2\" differs from the \"1\" that $BUNDLE/config.json asks for"
+	run "$MEMFD_NOEXEC" hook < <(state_with "$SLEEPER" '"3"')
+	assert_status 1
+	assert_output_contains 'Refusing annotations["memfd_noexec"] = "3" in the OCI state'
+	assert_output_contains '"0", "1" or "2"'
+	[ "$(ns_level "$SLEEPER")" = "$(host_level)" ]
+}
+
+@test "item 3: the hook never changes a PID namespace the container only joins" {
+	requires root memfd_noexec
+	start_sleeper
+	join_sleeper
+	local ino
+	ino=$(stat -L -c %i "/proc/$SLEEPER/ns/pid")
+	make_bundle "{$CAPS,\"annotations\":{\"memfd_noexec\":\"2\"}}"
+	run "$MEMFD_NOEXEC" hook < <(state "$JOINER")
+	assert_status 1
+	assert_output_contains "Refusing vm.memfd_noexec=2 for process $JOINER: it joins the existing PID namespace, pid:[$ino], which is at level 0"
+	assert_output_contains "Raise the level where that namespace is created"
+	# The other "container" is untouched.
+	[ "$(ns_level "$SLEEPER")" = 0 ]
+	# Its own init, the namespace's creator, may still raise it.
+	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
+	assert_status 0
+	[ "$(ns_level "$SLEEPER")" = 2 ]
+}
+
+@test "item 3: a joined PID namespace already at the level is accepted, with a notice" {
+	requires root memfd_noexec
+	start_sleeper 2
+	join_sleeper
+	local ino
+	ino=$(stat -L -c %i "/proc/$SLEEPER/ns/pid")
+	for want in 2 1; do
+		make_bundle "{$CAPS,\"annotations\":{\"memfd_noexec\":\"$want\"}}"
+		MEMFD_NOEXEC_DEBUG=1 run "$MEMFD_NOEXEC" hook < <(state "$JOINER")
+		assert_status 0
+		assert_output_contains "notice: the container joins the existing PID namespace pid:[$ino], already at 2 (asked for $want); it is left unchanged"
+		assert_output_contains "memfd-noexec: joined 2"
+	done
+	[ "$(ns_level "$SLEEPER")" = 2 ]
+}
+
+@test "item 4: a container that keeps CAP_SYS_ADMIN without a user namespace is refused" {
+	requires root memfd_noexec
+	start_sleeper
+	make_bundle '{"process":{"capabilities":{"bounding":["CAP_KILL","CAP_SYS_ADMIN"]}},"annotations":{"memfd_noexec":"2"}}'
+	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
+	assert_status 1
+	assert_output_contains "Refusing vm.memfd_noexec=2 for process $SLEEPER: the container keeps CAP_SYS_ADMIN in its bounding set and has no user namespace"
+	assert_output_contains "down to its parent's $(host_level)"
+	assert_output_contains "Drop CAP_SYS_ADMIN"
+	# Without process.capabilities the runtime leaves every capability.
+	make_bundle '{"annotations":{"memfd_noexec":"2"}}'
+	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
+	assert_status 1
+	assert_output_contains "keeps CAP_SYS_ADMIN"
+	[ "$(ns_level "$SLEEPER")" = "$(host_level)" ]
+}
+
+@test "item 4: the undo is real, and a user namespace (or a parent at the level) makes the request safe" {
+	requires root memfd_noexec
+	# What the refusal prevents: root with CAP_SYS_ADMIN in a level-2
+	# child of a level-0 parent lowers its own value back to 0.
+	run unshare --pid --fork --mount-proc -- sh -c \
+		'echo 2 >/proc/sys/vm/memfd_noexec && echo 0 >/proc/sys/vm/memfd_noexec && cat /proc/sys/vm/memfd_noexec'
+	assert_status 0
+	[ "$output" = 0 ]
+
+	# A user namespace that maps container root to uid 100000: accepted.
+	unshare --user --pid --fork --kill-child -- sleep 1000 >/dev/null 2>&1 3>&- &
+	local u=$! c i
+	BG_PIDS+=("$u")
+	for i in $(seq 100); do
+		c="$(cat "/proc/$u/task/$u/children" 2>/dev/null | awk '{print $1}')"
+		[ -n "$c" ] && break
+		sleep 0.05
+	done
+	BG_PIDS+=("$c")
+	echo "0 100000 65536" >"/proc/$c/uid_map"
+	echo "0 100000 65536" >"/proc/$c/gid_map"
+	make_bundle '{"annotations":{"memfd_noexec":"2"}}'
+	run "$MEMFD_NOEXEC" hook < <(state "$c")
+	assert_status 0
+	[ "$(ns_level "$c")" = 2 ]
+
+	# A parent namespace already at 2: lowering is impossible, accepted.
+	at_level 2 unshare --pid --fork --kill-child -- sleep 1000 >/dev/null 2>&1 3>&- &
+	u=$!
+	BG_PIDS+=("$u")
+	for i in $(seq 100); do
+		c=$(pgrep -P "$(pgrep -P "$(pgrep -P "$u" | head -1)" | head -1)" 2>/dev/null | head -1)
+		[ -n "$c" ] && [ "$(readlink "/proc/$c/exe")" = "$(readlink -f "$(command -v sleep)")" ] && break
+		sleep 0.05
+	done
+	BG_PIDS+=("$c")
+	run "$MEMFD_NOEXEC" hook < <(state "$c")
+	assert_status 0
+	[ "$(ns_level "$c")" = 2 ]
+}
+
+@test "item 4: a user namespace that maps root to root is no protection" {
+	requires root memfd_noexec
+	unshare --user --map-root-user --pid --fork --kill-child -- sleep 1000 >/dev/null 2>&1 3>&- &
+	local u=$! c i
+	BG_PIDS+=("$u")
+	for i in $(seq 100); do
+		c="$(cat "/proc/$u/task/$u/children" 2>/dev/null | awk '{print $1}')"
+		[ -n "$c" ] && break
+		sleep 0.05
+	done
+	BG_PIDS+=("$c")
+	make_bundle '{"annotations":{"memfd_noexec":"2"}}'
+	run "$MEMFD_NOEXEC" hook < <(state "$c")
+	assert_status 1
+	assert_output_contains "keeps CAP_SYS_ADMIN"
+}
+
+@test "item 8: inside a child namespace the hook names the namespace it means" {
+	requires root memfd_noexec
+	# The hook runs in a child PID namespace with its own /proc; the
+	# target shares that namespace, which is not the initial one.
+	make_bundle "{$CAPS,\"annotations\":{\"memfd_noexec\":\"2\"}}"
+	cat >"$TEST_TMP/inner.sh" <<'EOF'
+sleep 1000 &
+s=$!
+printf '{"pid":%s,"bundle":"%s"}' "$s" "$2" | "$1" hook
+rc=$?
+kill "$s"
+exit $rc
+EOF
+	run unshare --pid --fork --kill-child --mount-proc -- sh "$TEST_TMP/inner.sh" "$MEMFD_NOEXEC" "$BUNDLE"
+	# Level 0 here is below 2: refused, and named right.
+	assert_status 1
+	assert_output_contains "it joins the PID namespace of the caller (the runtime), pid:["
+	assert_output_lacks "initial"
+}
+
+@test "item 9: nsexec's re-read decides when the write fails (fakekernel)" {
+	requires root memfd_noexec fakekernel seccomp
+	# Every 2-byte write gets EINVAL, "2\n" among them: the value stays 0,
+	# so the re-read must refuse instead of running the command.
+	run "$FAKEKERNEL" --fail='write[2==2]=EINVAL' -- "$MEMFD_NOEXEC" run --level 2 -- echo ran
+	assert_status 125
+	assert_output_contains "the kernel refused the value (EINVAL) and it still reads"
+	assert_output_lacks "ran"
 }

@@ -19,7 +19,14 @@ setup() {
 	HOST_LEVEL_BEFORE="$(host_level)"
 }
 
+# user_tmpdir: UTMP, a fresh directory owned by the test user.
+user_tmpdir() {
+	UTMP=$(mktemp -d /tmp/cbtest-u.XXXXXX)
+	chown "$TEST_USER:" "$UTMP"
+}
+
 teardown() {
+	[ -z "${UTMP:-}" ] || rm -rf "$UTMP"
 	# The host's value must never change, whatever a test did.
 	[ "$(host_level)" = "$HOST_LEVEL_BEFORE" ]
 }
@@ -53,9 +60,12 @@ teardown() {
 	assert_status 2
 	assert_output_contains "must be an absolute path"
 
-	run env CLONED_BINARY_FEATURES=-warp "$SEALEXEC" true
+	run env MEMFD_TOOLKIT_FEATURES=-warp "$SEALEXEC" true
 	assert_status 2
-	assert_output_contains "unknown feature 'warp'"
+	assert_output_contains "Refusing MEMFD_TOOLKIT_FEATURES=-warp: '-warp' is not one of -memfd_create, -mfd_exec"
+	run env MEMFD_TOOLKIT_FEATURES=mfd_exec "$SEALEXEC" true
+	assert_status 2
+	assert_output_contains "features can only be turned off"
 }
 
 @test "help, version and features" {
@@ -69,7 +79,7 @@ teardown() {
 
 	run "$SEALEXEC" --features
 	assert_status 0
-	for k in memfd_create mfd_exec seal_exec o_tmpfile execveat memfd_noexec; do
+	for k in memfd_create mfd_exec seal_exec memfd_noexec o_tmpfile execveat level; do
 		assert_output_contains "$k: "
 	done
 
@@ -167,10 +177,16 @@ teardown() {
 	requires root
 	run unshare --mount --propagation private -- sh -c '
 		d=$(mktemp -d) && mount -t tmpfs -o noexec tmpfs "$d" &&
-		SEALEXEC_DEBUG=1 "$0" --method=tmpfile --tmpdir="$d" "$1"; echo "rc=$?"; umount "$d"; rmdir "$d"' \
+		SEALEXEC_DEBUG=1 "$0" --method=tmpfile --tmpdir="$d" "$1"; echo "rc=$?"
+		SEALEXEC_DEBUG=1 SEALEXEC_TMPDIR="$d" "$0" --method=tmpfile "$1"; echo "rc=$?"
+		umount "$d"; rmdir "$d"' \
 		"$SEALEXEC" "$SELFCHECK"
-	assert_output_contains "is mounted noexec, skipping"
+	# Named explicitly: refused, with the reason.
+	assert_output_contains "for the sealed copy: mounted noexec"
 	assert_output_contains "rc=126"
+	# A candidate: skipped, and the copy is made elsewhere.
+	grep -qE '^cloned_binary: skipping /tmp/tmp\.[A-Za-z0-9]+: mounted noexec$' <<<"$output"
+	assert_output_contains "rc=0"
 }
 
 @test "emulated 6.1: memfd without MFD_EXEC, sealed 0xf" {
@@ -182,7 +198,8 @@ teardown() {
 	run "$FAKEKERNEL" --kernel=6.1 -- "$SEALEXEC" --features
 	assert_output_contains "mfd_exec: no"
 	assert_output_contains "seal_exec: no"
-	assert_output_contains "memfd_noexec: absent"
+	assert_output_contains "memfd_noexec: no"
+	assert_output_contains "level: none (No such file or directory)"
 }
 
 @test "emulated 6.1 as user" {
@@ -198,10 +215,15 @@ teardown() {
 	run "$FAKEKERNEL" --kernel=nomemfd -- "$SEALEXEC" --debug "$SELFCHECK" --expect-method=tmpfile
 	assert_status 0
 	assert_marker tmpfile
+	# fakekernel's user namespace maps only the user, so root's /tmp
+	# shows an unmapped owner there: only the user's own directory is
+	# trusted (and the defaults are skipped, with the reason).
+	user_tmpdir
 	run setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --inh-caps=-all -- \
-		"$U_FAKEKERNEL" --kernel=nomemfd -- "$U_SEALEXEC" --debug "$U_SELFCHECK" --expect-method=tmpfile
+		env SEALEXEC_TMPDIR="$UTMP" "$U_FAKEKERNEL" --kernel=nomemfd -- "$U_SEALEXEC" --debug "$U_SELFCHECK" --expect-method=tmpfile
 	assert_status 0
 	assert_marker tmpfile
+	assert_output_contains "exe=$UTMP/#"
 }
 
 @test "emulated no memfd_create and no O_TMPFILE: mkostemp, nothing left behind" {
@@ -231,11 +253,11 @@ teardown() {
 }
 
 @test "feature override: -mfd_exec gives memfd, -memfd_create gives tmpfile" {
-	run env CLONED_BINARY_FEATURES=-mfd_exec "$SEALEXEC" --debug "$SELFCHECK" --expect-method=memfd-exec
+	run env MEMFD_TOOLKIT_FEATURES=-mfd_exec "$SEALEXEC" --debug "$SELFCHECK" --expect-method=memfd-exec
 	# F_SEAL_EXEC still applies, so the copy is as strong; the marker is memfd.
 	assert_status 0
 	assert_marker memfd
-	run env CLONED_BINARY_FEATURES=-memfd_create "$SEALEXEC" --debug "$SELFCHECK" --expect-method=tmpfile
+	run env MEMFD_TOOLKIT_FEATURES=-memfd_create "$SEALEXEC" --debug "$SELFCHECK" --expect-method=tmpfile
 	assert_status 0
 	assert_marker tmpfile
 }
@@ -299,13 +321,15 @@ teardown() {
 	requires root user seccomp fakekernel memfd_noexec
 	# profile:expected marker.  6.3-level2 runs at a real level 0, where
 	# the faked sysctl reads 2 and MFD_EXEC would still be let through.
+	# The copy goes to a directory of the user's (see the nomemfd test).
+	user_tmpdir
 	for pair in 6.1:memfd nomemfd:tmpfile nomemfd,notmpfile:mkostemp \
 		6.3-level2:tmpfile noexecveat:memfd-exec notmpfile:memfd-exec; do
 		profile="${pair%%:*}" want="${pair#*:}"
 		run at_level 0 setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
 			--init-groups --inh-caps=-all -- \
 			"$U_FAKEKERNEL" --kernel="$profile" -- \
-			"$U_SEALEXEC" --debug --tmpdir=/tmp "$U_SELFCHECK"
+			"$U_SEALEXEC" --debug --tmpdir="$UTMP" "$U_SELFCHECK"
 		echo "$profile: $output"
 		assert_status 0
 		assert_marker "$want"

@@ -12,6 +12,7 @@
  * sysctl is never opened for writing.  Then the seccomp filters are loaded
  * and CMD is executed.
  */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

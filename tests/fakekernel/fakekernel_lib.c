@@ -4,6 +4,7 @@
  * filters (default action ALLOW), one filter per profile or spec so that
  * overlapping rules have a defined winner (see fakekernel.h).
  */
+#define _GNU_SOURCE
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>

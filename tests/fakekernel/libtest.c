@@ -4,6 +4,7 @@
  * forked child.  Tables of good and bad profile lists and fail specs, then
  * each profile's effect on the calls, then no_new_privs both ways.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>

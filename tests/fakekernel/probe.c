@@ -21,6 +21,7 @@
  *   cap_eff            the CapEff mask from /proc/self/status
  *   uid, euid          getuid(), geteuid()
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -12,6 +12,7 @@
  * have the same checksum as before.  Exit 0 when every attack failed to
  * reach ORIGINAL, 1 otherwise, 2 for bad usage.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>

@@ -9,6 +9,7 @@
  * exits 0, or "ensure-helper: Failed to ensure a sealed clone: ..." and
  * exits 1.
  */
+#define _GNU_SOURCE
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,10 +22,14 @@
 int main(int argc, char *argv[])
 {
 	_cleanup_close_ int fd = -EBADF;
+	_cleanup_error_ struct mt_error *err = NULL;
 	struct cloned_binary_options opts = {};
-	const char *m = getenv("ENSURE_METHOD");
+	const char *m = getenv("ENSURE_METHOD"), *d = getenv("SEALEXEC_DEBUG");
 	int r;
 
+	/* A test program, so it may fill the options from its environment
+	 * the way sealexec does; the library itself reads none. */
+	opts.debug = d && strcmp(d, "1") == 0;
 	if (m) {
 		r = cloned_binary_request_from_string(m);
 		if (r < 0) {
@@ -35,15 +40,16 @@ int main(int argc, char *argv[])
 		opts.request = r;
 	}
 
-	r = cloned_binary_ensure(&opts);
+	r = cloned_binary_ensure(&opts, &err);
 	if (r < 0) {
 		printf("ensure-helper: Failed to ensure a sealed clone: %s\n",
-		       cloned_binary_last_error());
+		       mt_error_message(err));
 		return 1;
 	}
 
 	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	printf("ensure-helper: sealed=%d argv=", cloned_binary_is_sealed(fd));
+	printf("ensure-helper: sealed=%d argv=",
+	       cloned_binary_is_sealed(fd, &opts));
 	for (int i = 1; i < argc; i++)
 		printf("%s%s", i > 1 ? "," : "", argv[i]);
 	printf(" reexec-marker=%s\n",

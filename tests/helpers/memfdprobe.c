@@ -20,6 +20,7 @@
  *   memfdprobe: level=2
  * Exits 1 if the probe could not run, 2 on bad usage.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>

@@ -13,6 +13,7 @@
  * --hold prints "selfcheck: ready pid=N" and waits until stdin closes, so
  * that another process can attack /proc/<pid>/exe meanwhile.
  */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>

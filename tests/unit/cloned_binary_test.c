@@ -11,6 +11,7 @@
  * missing requirement fails).  Cases that need a vm.memfd_noexec level set
  * it in a child PID namespace, never in the initial one.
  */
+#define _GNU_SOURCE
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -29,11 +30,20 @@
 #include "cloned_binary.h"
 #include "fakekernel.h"
 #include "macro.h"
+#include "memfd-sysctl.h"
 #include "missing_syscall.h"
 
 #define SKIP 77
 
 static const char *current;
+/* The options every clone of a case uses, and the last error. */
+static struct cloned_binary_options opts;
+static struct mt_error *last_err;
+
+static const char *last_error(void)
+{
+	return mt_error_message(last_err);
+}
 
 _noreturn_ _printf_(1, 2) static void die(const char *fmt, ...)
 {
@@ -102,7 +112,7 @@ static void assert_unlinked(int fd)
 
 static void assert_is_sealed(int fd, int want)
 {
-	int r = cloned_binary_is_sealed(fd);
+	int r = cloned_binary_is_sealed(fd, &opts);
 
 	if (r != want)
 		die("cloned_binary_is_sealed = %d, expected %d", r, want);
@@ -264,9 +274,9 @@ static void enter_level(int level)
 	if (write(fd, buf, strlen(buf)) < 0)
 		die("set vm.memfd_noexec=%d in child namespace: %m", level);
 	close(fd);
-	if (cloned_binary_memfd_noexec() != level)
-		die("cloned_binary_memfd_noexec() = %d, expected %d",
-		    cloned_binary_memfd_noexec(), level);
+	if (mt_memfd_noexec_read() != level)
+		die("mt_memfd_noexec_read() = %d, expected %d",
+		    mt_memfd_noexec_read(), level);
 }
 
 static void emulate(const char *profiles, const char *fail_spec)
@@ -283,12 +293,13 @@ static void emulate(const char *profiles, const char *fail_spec)
 static int do_clone(enum cloned_binary_request req, const char *tmpdir,
 		    enum cloned_binary_method expect, int *ret_fd)
 {
-	struct cloned_binary_options opts = {.request = req, .tmpdir = tmpdir};
 	_cleanup_close_ int src = open_self();
 	enum cloned_binary_method m;
 	int fd, r;
 
-	r = cloned_binary_clone(src, &opts, &m, &fd);
+	opts.request = req;
+	opts.tmpdir = tmpdir;
+	r = cloned_binary_clone(src, &opts, &m, &fd, &last_err);
 	if (r < 0)
 		return r;
 	if (m != expect)
@@ -306,8 +317,7 @@ static int must_clone(enum cloned_binary_request req, const char *tmpdir,
 
 	r = do_clone(req, tmpdir, expect, &fd);
 	if (r < 0)
-		die("cloned_binary_clone: %s (%s)", strerror(-r),
-		    cloned_binary_last_error());
+		die("cloned_binary_clone: %s (%s)", strerror(-r), last_error());
 	return fd;
 }
 
@@ -323,9 +333,8 @@ static void must_fail_clone(enum cloned_binary_request req, int want,
 	if (count_fds() != before)
 		die("fd leaked on failure: %d before, %d after", before,
 		    count_fds());
-	if (msg_part && !strstr(cloned_binary_last_error(), msg_part))
-		die("last error '%s' lacks '%s'", cloned_binary_last_error(),
-		    msg_part);
+	if (msg_part && !strstr(last_error(), msg_part))
+		die("last error '%s' lacks '%s'", last_error(), msg_part);
 }
 
 static void check_memfd_exec_copy(int fd)
@@ -397,10 +406,6 @@ static void case_request_tmpfile(void)
 /* A private tmpfs, noexec or not; nothing may be left in it afterwards. */
 static void case_tmpdir_noexec_refused(void)
 {
-	struct cloned_binary_options opts = {
-		.request = CLONED_BINARY_REQUEST_TMPFILE,
-		.tmpdir = "/tmp/cbtest-noexec",
-	};
 	_cleanup_close_ int src = open_self();
 	enum cloned_binary_method m;
 	int fd = -EBADF, r;
@@ -416,14 +421,17 @@ static void case_tmpdir_noexec_refused(void)
 	    mount("tmpfs", "/tmp/cbtest-exec", "tmpfs", 0, NULL) < 0)
 		die("mount tmpfs: %m");
 
-	r = cloned_binary_clone(src, &opts, &m, &fd);
-	if (r != -EACCES)
-		die("clone into noexec dir = %d, expected -EACCES", r);
+	opts.request = CLONED_BINARY_REQUEST_TMPFILE;
+	opts.tmpdir = "/tmp/cbtest-noexec";
+	r = cloned_binary_clone(src, &opts, &m, &fd, &last_err);
+	if (r != -EROFS || !strstr(last_error(), "mounted noexec"))
+		die("clone into noexec dir = %d (%s), expected -EROFS", r,
+		    last_error());
 
 	opts.tmpdir = "/tmp/cbtest-exec";
-	r = cloned_binary_clone(src, &opts, &m, &fd);
+	r = cloned_binary_clone(src, &opts, &m, &fd, &last_err);
 	if (r < 0)
-		die("clone into exec dir: %s", cloned_binary_last_error());
+		die("clone into exec dir: %s", last_error());
 	check_tmpfile_copy(fd);
 	if (count_entries("/tmp/cbtest-exec") != 0)
 		die("files left behind in the tmpfile directory");
@@ -436,10 +444,10 @@ static void case_tmpdir_noexec_refused(void)
 
 static void case_emul_61(void)
 {
-	struct cloned_binary_features f;
+	struct mt_features f;
 
 	emulate("6.1", NULL);
-	cloned_binary_features(&f);
+	mt_features_probe(&f);
 	if (!f.memfd_create || f.mfd_exec || f.seal_exec)
 		die("probe under 6.1: memfd_create=%d mfd_exec=%d seal_exec=%d",
 		    f.memfd_create, f.mfd_exec, f.seal_exec);
@@ -456,10 +464,10 @@ static void case_emul_61(void)
 
 static void case_emul_nomemfd(void)
 {
-	struct cloned_binary_features f;
+	struct mt_features f;
 
 	emulate("nomemfd", NULL);
-	cloned_binary_features(&f);
+	mt_features_probe(&f);
 	if (f.memfd_create)
 		die("probe under nomemfd says memfd_create exists");
 	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
@@ -491,9 +499,9 @@ static void case_emul_nomemfd_notmpfile(void)
  * EINVAL: the EINVAL retry must run. */
 static void case_mfd_exec_einval_retry(void)
 {
-	struct cloned_binary_features f;
+	struct mt_features f;
 
-	cloned_binary_features(&f); /* probe before the filter */
+	mt_features_probe(&f); /* probe (and cache) before the filter */
 	if (!f.mfd_exec)
 		skip("kernel without MFD_EXEC");
 	emulate(NULL, "memfd_create[1&0x10==0x10]=EINVAL");
@@ -505,9 +513,9 @@ static void case_mfd_exec_einval_retry(void)
 
 static void case_seal_exec_einval(void)
 {
-	struct cloned_binary_features f;
+	struct mt_features f;
 
-	cloned_binary_features(&f);
+	mt_features_probe(&f);
 	if (!f.seal_exec)
 		skip("kernel without F_SEAL_EXEC");
 	emulate(NULL, "fcntl[1&0xffffffff==1033,2&0x20==0x20]=EINVAL");
@@ -520,34 +528,34 @@ static void case_seal_exec_einval(void)
 /* A sealing failure is a real error: no fallback, no fd left open. */
 static void case_add_seals_eperm_fails(void)
 {
-	cloned_binary_features(&(struct cloned_binary_features){});
+	mt_features_probe(&(struct mt_features){});
 	emulate(NULL, "fcntl[1&0xffffffff==1033]=EPERM");
-	must_fail_clone(CLONED_BINARY_REQUEST_AUTO, -EPERM, "seal memfd");
+	must_fail_clone(CLONED_BINARY_REQUEST_AUTO, -EPERM, "seal the memfd");
 }
 
 static void case_copy_enospc_fails(void)
 {
-	cloned_binary_features(&(struct cloned_binary_features){});
+	mt_features_probe(&(struct mt_features){});
 	emulate(NULL, "sendfile=ENOSPC");
-	must_fail_clone(CLONED_BINARY_REQUEST_AUTO, -ENOSPC, "copy binary");
+	must_fail_clone(CLONED_BINARY_REQUEST_AUTO, -ENOSPC, "copy the binary");
 }
 
 /* sendfile refusing the source (EINVAL) falls back to mmap + write, and a
  * failing write then is a real error. */
 static void case_copy_fallbacks(void)
 {
-	cloned_binary_features(&(struct cloned_binary_features){});
+	mt_features_probe(&(struct mt_features){});
 	emulate(NULL, "sendfile=EINVAL");
 	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
 					    CLONED_BINARY_METHOD_MEMFD_EXEC);
 	check_memfd_exec_copy(fd);
 	emulate(NULL, "write=EIO");
-	must_fail_clone(CLONED_BINARY_REQUEST_AUTO, -EIO, "copy binary");
+	must_fail_clone(CLONED_BINARY_REQUEST_AUTO, -EIO, "copy the binary");
 }
 
 static void case_memfd_eacces_falls_back(void)
 {
-	cloned_binary_features(&(struct cloned_binary_features){});
+	mt_features_probe(&(struct mt_features){});
 	emulate(NULL, "memfd_create=EACCES");
 	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
 					    CLONED_BINARY_METHOD_TMPFILE);
@@ -556,7 +564,7 @@ static void case_memfd_eacces_falls_back(void)
 
 static void case_memfd_enomem_fails(void)
 {
-	cloned_binary_features(&(struct cloned_binary_features){});
+	mt_features_probe(&(struct mt_features){});
 	emulate(NULL, "memfd_create[1&0x10==0x10]=ENOMEM");
 	must_fail_clone(CLONED_BINARY_REQUEST_AUTO, -ENOMEM, "create memfd");
 }
@@ -564,18 +572,17 @@ static void case_memfd_enomem_fails(void)
 static void case_not_regular(void)
 {
 	_cleanup_close_ int fd = -EBADF;
-	struct cloned_binary_options opts = {};
 	enum cloned_binary_method m;
 	int p[2], r;
 
 	if (pipe2(p, O_CLOEXEC) < 0)
 		die("pipe2: %m");
-	r = cloned_binary_clone(p[0], &opts, &m, &fd);
+	r = cloned_binary_clone(p[0], &opts, &m, &fd, &last_err);
 	if (r != -EINVAL)
 		die("clone of a pipe = %d, expected -EINVAL", r);
 	close(p[0]);
 	close(p[1]);
-	r = cloned_binary_clone(-1, &opts, &m, &fd);
+	r = cloned_binary_clone(-1, &opts, &m, &fd, NULL);
 	if (r != -EBADF)
 		die("clone of fd -1 = %d, expected -EBADF", r);
 }
@@ -601,8 +608,8 @@ static void case_is_sealed_table(void)
 		make_memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING, "x");
 	_cleanup_close_ int full =
 		make_memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING, "x");
-	_cleanup_close_ int noseal = make_memfd(MFD_CLOEXEC, "x");
 	_cleanup_close_ int disk = -EBADF, unlinked = -EBADF;
+	struct mt_features no_seal_exec;
 
 	if (fcntl(partial, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW) < 0 ||
 	    fcntl(full, F_ADD_SEALS, 0xf) < 0)
@@ -616,19 +623,61 @@ static void case_is_sealed_table(void)
 
 	assert_is_sealed(plain, 0);
 	assert_is_sealed(partial, 0);
-	assert_is_sealed(noseal, 0); /* seals are F_SEAL_SEAL only */
-	assert_is_sealed(full, 1);
 	assert_is_sealed(disk, 0); /* linked: still reachable on disk */
+
+	/* 0xf is enough only where the kernel has no F_SEAL_EXEC. */
+	mt_features_probe(&no_seal_exec);
+	assert_is_sealed(full, !no_seal_exec.seal_exec);
+	no_seal_exec.seal_exec = false;
+	opts.features = &no_seal_exec;
+	assert_is_sealed(full, 1);
+	opts.features = NULL;
 
 	unlinked = open(path, O_RDONLY | O_CLOEXEC);
 	if (unlink(path) < 0)
 		die("unlink: %m");
-	assert_is_sealed(unlinked, 1); /* unlinked, no write bits */
+	assert_is_sealed(unlinked, 1); /* unlinked, no write bits, ext4 */
 	if (fchmod(disk, 0755) < 0)
 		die("fchmod: %m");
 	assert_is_sealed(unlinked, 0); /* unlinked but writable */
-	if (cloned_binary_is_sealed(-1) != -EBADF)
+	if (cloned_binary_is_sealed(-1, &opts) != -EBADF)
 		die("is_sealed(-1) did not return -EBADF");
+}
+
+/*
+ * Issue 14, item 5: a memfd is judged on its seals alone.  Memfds always
+ * have link count 0, so the file rule ("unlinked, no write bits") must
+ * never apply to one: an executable memfd that is still writable by its
+ * owner (seals F_SEAL_SEAL only, or none) is not a sealed clone.
+ */
+static void case_item5_memfd_judged_by_seals(void)
+{
+	_cleanup_close_ int noseal = make_memfd(MFD_CLOEXEC, "x");
+	_cleanup_close_ int open_seals =
+		make_memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING, "x");
+	_cleanup_close_ int exec_sealed =
+		make_memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING, "x");
+	struct mt_features f;
+
+	mt_features_probe(&f);
+	if (fchmod(noseal, 0555) < 0 || fchmod(open_seals, 0555) < 0 ||
+	    fchmod(exec_sealed, 0555) < 0)
+		die("fchmod: %m");
+	assert_seals(noseal, F_SEAL_SEAL);
+	assert_unlinked(noseal);
+	assert_is_sealed(noseal, 0);
+	assert_is_sealed(open_seals, 0);
+	/* Root can still write into them: that is what "not sealed" means. */
+	if (pwrite(noseal, "y", 1, 0) != 1 ||
+	    pwrite(open_seals, "y", 1, 0) != 1)
+		die("pwrite to an unsealed memfd: %m");
+	if (!f.seal_exec)
+		return;
+	if (fcntl(exec_sealed, F_ADD_SEALS,
+		  F_SEAL_EXEC | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
+			  F_SEAL_SEAL) < 0)
+		die("F_ADD_SEALS: %m");
+	assert_is_sealed(exec_sealed, 1);
 }
 
 static void case_exec_refuses_unsealed(void)
@@ -644,7 +693,7 @@ static void case_exec_refuses_unsealed(void)
 	if (cloned_binary_copy(fd, src, (size_t)lseek(src, 0, SEEK_END),
 			       CLONED_BINARY_COPY_AUTO) < 0)
 		die("copy: %m");
-	r = cloned_binary_exec(fd, argv, argv + 1);
+	r = cloned_binary_exec(fd, argv, argv + 1, &opts, &last_err);
 	if (r != -ENOEXEC)
 		die("exec of an unsealed memfd = %d, expected -ENOEXEC", r);
 }
@@ -653,7 +702,6 @@ static void case_exec_refuses_unsealed(void)
 static void case_exec_without_execveat(void)
 {
 	_cleanup_close_ int src = open("/bin/true", O_RDONLY | O_CLOEXEC);
-	struct cloned_binary_options opts = {};
 	enum cloned_binary_method m;
 	char *argv[] = {"true", NULL};
 	int fd, status;
@@ -662,11 +710,11 @@ static void case_exec_without_execveat(void)
 	if (src < 0)
 		die("open /bin/true: %m");
 	emulate("noexecveat", NULL);
-	if (cloned_binary_clone(src, &opts, &m, &fd) < 0)
-		die("clone: %s", cloned_binary_last_error());
+	if (cloned_binary_clone(src, &opts, &m, &fd, &last_err) < 0)
+		die("clone: %s", last_error());
 	pid = fork();
 	if (pid == 0) {
-		cloned_binary_exec(fd, argv, argv + 1);
+		cloned_binary_exec(fd, argv, argv + 1, &opts, NULL);
 		_exit(42);
 	}
 	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
@@ -717,19 +765,17 @@ static void case_copy_methods(void)
 
 static void case_features_override(void)
 {
-	struct cloned_binary_features none = {.o_tmpfile = true,
-					      .execveat = true};
+	struct mt_features none = {.o_tmpfile = true, .execveat = true};
 
-	cloned_binary_features_override(&none);
+	opts.features = &none;
 	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
 					    CLONED_BINARY_METHOD_TMPFILE);
 	check_tmpfile_copy(fd);
 	none.o_tmpfile = false;
-	cloned_binary_features_override(&none);
 	_cleanup_close_ int fd2 = must_clone(CLONED_BINARY_REQUEST_AUTO, "/tmp",
 					     CLONED_BINARY_METHOD_MKOSTEMP);
 	check_tmpfile_copy(fd2);
-	cloned_binary_features_override(NULL);
+	opts.features = NULL;
 	_cleanup_close_ int fd3 =
 		must_clone(CLONED_BINARY_REQUEST_TMPFILE, NULL,
 			   CLONED_BINARY_METHOD_TMPFILE);
@@ -796,6 +842,7 @@ static const struct {
 	{"memfd_enomem_fails", case_memfd_enomem_fails},
 	{"not_regular", case_not_regular},
 	{"is_sealed_table", case_is_sealed_table},
+	{"item5_memfd_judged_by_seals", case_item5_memfd_judged_by_seals},
 	{"exec_refuses_unsealed", case_exec_refuses_unsealed},
 	{"exec_without_execveat", case_exec_without_execveat},
 	{"copy_methods", case_copy_methods},

@@ -11,6 +11,7 @@
  *
  * Exit 0 pass, 1 fail.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -22,6 +23,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fd-util.h"
 #include "json_writer.h"
 #include "macro.h"
 #include "policy.h"
@@ -438,7 +440,7 @@ static const struct config_case config_cases[] = {
 	 gen_too_big,
 	 -E2BIG,
 	 0,
-	 {"above the limit of 4194304 bytes"}},
+	 {"larger than the limit of 4194304 bytes"}},
 	{"invalid_json",
 	 "{\"annotations\":{\"memfd_noexec\":\"2\"}",
 	 NULL,
@@ -512,10 +514,12 @@ static void check_message(const char *error, const char *const want[4])
 
 static void run_config_case(const struct config_case *c)
 {
-	_cleanup_free_ char *generated = NULL, *error = NULL;
-	const char *json = c->json;
+	_cleanup_free_ char *generated = NULL;
+	_cleanup_error_ struct mt_error *e = NULL;
+	struct policy_request req = {.level = -42};
+	const char *json = c->json, *error;
 	size_t len;
-	int level = -42, r;
+	int r;
 
 	if (c->gen) {
 		generated = c->gen(&len);
@@ -524,21 +528,22 @@ static void run_config_case(const struct config_case *c)
 		len = strlen(json);
 	}
 
-	r = policy_parse_memfd_noexec(json, len, &level, &error);
+	r = policy_parse_config(json, len, &req, &e);
+	error = e ? e->msg : NULL;
 	if (r != c->r)
 		die("returned %d (%s), expected %d; message: %s", r,
 		    strerror(r < 0 ? -r : 0), c->r, error ? error : "(none)");
 	if (r == 0) {
 		if (error)
 			die("success with a message: %s", error);
-		if (level != c->level)
-			die("level %d, expected %d", level, c->level);
+		if (req.level != c->level)
+			die("level %d, expected %d", req.level, c->level);
 		return;
 	}
-	if (level != -42)
-		die("ret_level written on failure");
-	if (!error)
-		die("failure without a message");
+	if (req.level != -42)
+		die("ret written on failure");
+	if (!error || e->err != -r)
+		die("failure without a matching error");
 	check_message(error, c->want);
 	if (strlen(error) > 1024)
 		die("message is %zu bytes long", strlen(error));
@@ -676,11 +681,13 @@ static const struct state_case state_cases[] = {
 
 static void run_state_case(const struct state_case *c)
 {
-	_cleanup_free_ char *error = NULL;
+	_cleanup_error_ struct mt_error *e = NULL;
 	struct policy_state st = {.pid = -42};
+	const char *error;
 	int r;
 
-	r = policy_parse_state(c->json, strlen(c->json), &st, &error);
+	r = policy_parse_state(c->json, strlen(c->json), &st, &e);
+	error = e ? e->msg : NULL;
 	if (r != c->r)
 		die("returned %d, expected %d; message: %s", r, c->r,
 		    error ? error : "(none)");
@@ -748,19 +755,20 @@ static const char *make_bundle(const char *config)
 static void expect_bundle(const char *dir, int want_r, int want_level,
 			  const char *want_msg)
 {
-	_cleanup_free_ char *error = NULL;
-	int level = -42, r;
+	_cleanup_error_ struct mt_error *e = NULL;
+	struct policy_request req = {.level = -42};
+	int r;
 
-	r = policy_load_bundle(dir, &level, &error);
+	r = policy_load_bundle(dir, &req, &e);
 	if (r != want_r)
 		die("policy_load_bundle returned %d, expected %d: %s", r,
-		    want_r, error ? error : "(none)");
-	if (r == 0 && level != want_level)
-		die("level %d, expected %d", level, want_level);
-	if (r < 0 && (level != -42 || !error))
+		    want_r, mt_error_message(e));
+	if (r == 0 && req.level != want_level)
+		die("level %d, expected %d", req.level, want_level);
+	if (r < 0 && (req.level != -42 || !e))
 		die("bad failure contract");
-	if (r < 0 && want_msg && !strstr(error, want_msg))
-		die("message lacks '%s': %s", want_msg, error);
+	if (r < 0 && want_msg && !strstr(e->msg, want_msg))
+		die("message lacks '%s': %s", want_msg, e->msg);
 }
 
 static void case_bundle_ok(void)
@@ -842,9 +850,9 @@ static void case_read_fd_limit(void)
 	if (write(p[1], buf, sizeof(buf)) != sizeof(buf))
 		die("Failed to write: %m");
 	close(p[1]);
-	r = policy_read_fd(p[0], 99, &data, &len);
+	r = read_full_fd(p[0], 99, &data, &len);
 	if (r != -E2BIG || data || len != 7)
-		die("policy_read_fd over the limit returned %d", r);
+		die("read_full_fd over the limit returned %d", r);
 	close(p[0]);
 
 	if (pipe2(p, O_CLOEXEC) < 0)
@@ -852,9 +860,9 @@ static void case_read_fd_limit(void)
 	if (write(p[1], buf, sizeof(buf)) != sizeof(buf))
 		die("Failed to write: %m");
 	close(p[1]);
-	r = policy_read_fd(p[0], 100, &data, &len);
+	r = read_full_fd(p[0], 100, &data, &len);
 	if (r != 0 || len != 100 || data[100] != '\0')
-		die("policy_read_fd at the limit returned %d, len %zu", r, len);
+		die("read_full_fd at the limit returned %d, len %zu", r, len);
 	close(p[0]);
 }
 
@@ -883,13 +891,13 @@ static void case_writer(void)
 
 	/* The output is valid JSON for our own parser. */
 	{
-		int level = -42;
-		_cleanup_free_ char *error = NULL;
+		struct policy_request req = {.level = -42};
+		_cleanup_error_ struct mt_error *e = NULL;
 
-		if (policy_parse_memfd_noexec(text, strlen(text), &level,
-					      &error) != 0 ||
-		    level != POLICY_LEVEL_NONE)
-			die("our parser rejects our writer: %s", error);
+		if (policy_parse_config(text, strlen(text), &req, &e) != 0 ||
+		    req.level != POLICY_LEVEL_NONE)
+			die("our parser rejects our writer: %s",
+			    mt_error_message(e));
 	}
 }
 

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Internal to cloned_binary/: the context every step gets (the options,
+ * the features in force, where errors go), and the steps themselves.
+ */
+#ifndef CLONED_BINARY_CB_INTERNAL_H
+#define CLONED_BINARY_CB_INTERNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cloned_binary.h"
+#include "errors.h"
+#include "kernel-features.h"
+#include "macro.h"
+
+struct cb_ctx {
+	const struct cloned_binary_options *opts; /* never NULL */
+	struct mt_features f;
+	struct mt_error **err;
+};
+
+void cb_ctx_init(struct cb_ctx *c, const struct cloned_binary_options *opts,
+		 struct mt_error **err);
+
+/* A debug marker, when the options ask for them.  Keeps errno. */
+_printf_(2, 3) void cb_debug(const struct cb_ctx *c, const char *fmt, ...);
+
+/* Records "Failed to <what>: <strerror(-r)>", logs it, returns r. */
+_printf_(3, 4) int cb_fail(const struct cb_ctx *c, int r, const char *fmt, ...);
+
+/* Copies size bytes of src into dst; -EIO if either size then differs. */
+int cb_copy_checked(int dst, int src, size_t size);
+
+/*
+ * The memfd methods.  *ret_policy_refused is set when the kernel refused an
+ * executable memfd by policy (memfd_create EACCES/EPERM/ENOSYS, or a memfd
+ * without x bits): only then may the caller fall back to a file.
+ */
+int cb_clone_memfd(const struct cb_ctx *c, int src, size_t size,
+		   enum cloned_binary_method *ret_method, int *ret_fd,
+		   bool *ret_policy_refused);
+
+/* The file methods, in the options' directories (tmpdir.c). */
+int cb_clone_file(const struct cb_ctx *c, int src, size_t size,
+		  enum cloned_binary_method *ret_method, int *ret_fd);
+
+/*
+ * True for filesystems on which the kernel itself enforces a file's mode
+ * and link count (tmpfs, ext4, xfs, btrfs), as opposed to, say, FUSE, where
+ * the file's owner reports whatever it likes.  cb_fs_name() names f_type
+ * for messages ("fuse", "nfs", or "0x...").
+ */
+bool cb_fs_is_trusted(unsigned long f_type);
+const char *cb_fs_name(unsigned long f_type, char *buf, size_t size);
+
+#endif

@@ -1,4 +1,4 @@
-#!/bin/sh
+#!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 #
 # Builds runc with memfd-toolkit's sealed W^X loader in place of runc's own
@@ -9,26 +9,17 @@
 #   OUT        output binary (default: <repo>/build/runc)
 #
 # Steps: copy RUNC_SRC into a private GOPATH under build/runc-src/ (wiped
-# every run), delete runc's cloned_binary.c there, copy in our loader and
-# contrib/runc/runc_loader_shim.c, nsexec/'s vm.memfd_noexec setter (into
-# libcontainer/nsenter/) and policy/'s parser (into the new package
-# libcontainer/memfdpolicy/), apply contrib/runc/patches/*.patch in order
-# (any patch that does not apply exactly is fatal), then go build in GOPATH
-# mode against Debian's packaged Go dependencies.
-set -eu
+# every run), delete runc's cloned_binary.c there, copy our loader,
+# common/, nsexec/'s vm.memfd_noexec rules, policy/'s parser and
+# contrib/runc/runc_loader_shim.c into libcontainer/nsenter/, apply
+# contrib/runc/patches/*.patch in order (any patch that does not apply
+# exactly is fatal), then go build in GOPATH mode against Debian's
+# packaged Go dependencies.
+set -euo pipefail
 
 die() {
 	echo "build.sh: $*" >&2
 	exit 1
-}
-
-need_pkg() {
-	for p in "$@"; do
-		dpkg -s "$p" >/dev/null 2>&1 || {
-			apt-get update
-			apt-get install -y "$p"
-		}
-	done
 }
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -43,10 +34,9 @@ GOPRIV=$TOP/build/runc-src
 DEST=$GOPRIV/src/github.com/opencontainers/runc
 NSENTER=$DEST/libcontainer/nsenter
 
-need_pkg golang-go libseccomp-dev libyajl-dev patch pkg-config
 # Debian's runc source and the Go packages it imports, for GOPATH mode (an
 # upstream tree's vendor/ directory takes precedence over them).
-need_pkg golang-github-opencontainers-runc-dev
+"$TOP/contrib/install-deps.sh" demo || die "cannot install what the build needs"
 
 if [ ! -f "$RUNC_SRC/main.go" ] || [ ! -f "$RUNC_SRC/libcontainer/nsenter/nsexec.c" ]; then
 	die "RUNC_SRC=$RUNC_SRC does not look like a runc source tree"
@@ -84,29 +74,21 @@ rm -f "$DEST/runc"
 
 # Replace runc's loader.  Nothing else in runc uses the symbols it defined
 # (ensure_cloned_binary, memfd_create) or its _LIBCONTAINER_CLONED_BINARY
-# variable; runc_loader_shim.c provides ensure_cloned_binary().
+# variable; runc_loader_shim.c provides ensure_cloned_binary().  cgo
+# compiles every .c file of the package, so the library sources (not the
+# tools) go flat into libcontainer/nsenter/: the loader, common/, nsexec/'s
+# vm.memfd_noexec rules (no libcap needed) and policy/'s parser of
+# config.json (the one yajl user).  Never overwrite a file of runc's.
 rm -f "$NSENTER/cloned_binary.c"
-cp "$TOP/cloned_binary/cloned_binary.c" "$TOP/cloned_binary/cloned_binary.h" \
-	"$TOP"/common/*.h "$HERE/runc_loader_shim.c" "$NSENTER/"
-# The per-container vm.memfd_noexec (patches 0004, 0005): nsexec's stage-0
-# calls nsexec_apply_memfd_noexec() (apply.c, pidns.c; no libcap needed),
-# and runc create/run check config.json with policy_parse_memfd_noexec()
-# through cgo in libcontainer/memfdpolicy (0004 adds its Go file).  Never
-# overwrite a file of runc's.
-for f in nsexec.h apply.c pidns.c pidns.h; do
-	[ ! -e "$NSENTER/$f" ] || die "$RUNC_SRC already has libcontainer/nsenter/$f"
-	cp "$TOP/nsexec/$f" "$NSENTER/"
-done
-MEMFDPOLICY=$DEST/libcontainer/memfdpolicy
-[ ! -e "$MEMFDPOLICY" ] || die "$RUNC_SRC already has libcontainer/memfdpolicy"
-mkdir "$MEMFDPOLICY"
-for f in "$TOP"/policy/*.c "$TOP"/policy/*.h; do
+for f in "$TOP"/cloned_binary/*.[ch] "$TOP"/common/*.[ch] "$HERE/runc_loader_shim.c" \
+	"$TOP"/nsexec/{nsexec.h,apply.c,helper.[ch],pidns.[ch]} \
+	"$TOP"/policy/{policy.h,policy-internal.h,config.c,json_reader.[ch],message.[ch]}; do
 	case "$(basename "$f")" in
-	fuzz_*) ;; # libFuzzer entry points
-	*) cp "$f" "$MEMFDPOLICY/" ;;
+	sealexec.c) continue ;; # a tool, with its own main()
 	esac
+	[ ! -e "$NSENTER/$(basename "$f")" ] || die "$RUNC_SRC already has libcontainer/nsenter/$(basename "$f")"
+	cp "$f" "$NSENTER/"
 done
-cp "$TOP/common/macro.h" "$TOP/common/fd-util.h" "$MEMFDPOLICY/"
 if grep -rq '_LIBCONTAINER_CLONED_BINARY\|runc_cloned:' \
 	--include='*.go' --include='*.c' --include='*.h' "$DEST/libcontainer" "$DEST"/*.go; then
 	die "something in $RUNC_SRC still refers to runc's old cloned_binary.c"
@@ -127,7 +109,8 @@ mkdir -p "$(dirname "$OUT")"
 cd "$DEST"
 # Flags as in Debian's runc 1.1.5 package (go version -m /usr/sbin/runc),
 # so that compare.sh compares loaders, not builds.
-# -trimpath: the binary does not embed build/runc-src paths.  -s -w: no
+# runc --version names the loader in its "commit:" line, which needs no
+# patch.  -trimpath: the binary does not embed build/runc-src paths.  -s -w: no
 # symbol table or DWARF, like Debian's stripped /usr/sbin/runc; every runc
 # init copies the whole binary, so its size is part of the start-up cost
 # (RUNC_KEEP_SYMBOLS=1 keeps them, for debugging).
@@ -135,9 +118,9 @@ strip="-s -w"
 [ "${RUNC_KEEP_SYMBOLS:-0}" = 1 ] && strip=
 GO111MODULE=off GOPATH="$GOPRIV:/usr/share/gocode" GOFLAGS='' \
 	CGO_ENABLED=1 go build -trimpath -tags "seccomp urfave_cli_no_docs" \
-	-ldflags "$strip -X main.version=$RUNC_VERSION -X main.gitCommit=$RUNC_COMMIT -X 'main.loaderVersion=$LOADER_VERSION'" \
+	-ldflags "$strip -X main.version=$RUNC_VERSION -X 'main.gitCommit=$RUNC_COMMIT${RUNC_COMMIT:+, }loader: sealed W^X (memfd-toolkit $LOADER_VERSION)'" \
 	-o "$OUT.tmp" .
 mv -f "$OUT.tmp" "$OUT"
-"$OUT" --version | grep -q '^loader: sealed W^X (memfd-toolkit ' ||
+"$OUT" --version | grep -q '^commit: .*loader: sealed W^X (memfd-toolkit ' ||
 	die "$OUT --version does not name the loader"
 echo "build.sh: built $OUT"

@@ -7,15 +7,16 @@
  * so that the container can never reach the host's runc binary through
  * /proc/self/exe (CVE-2019-5736).  contrib/runc/build.sh deletes runc's
  * libcontainer/nsenter/cloned_binary.c and copies this file, together with
- * cloned_binary/cloned_binary.[ch] and common/ headers, into that directory in
- * its place.  runc's bind-mount clone (rootful) and its memfd clone (which
+ * the loader (cloned_binary/) and common/, into that directory in its
+ * place.  runc's bind-mount clone (rootful) and its memfd clone (which
  * vm.memfd_noexec >= 1 breaks) are both gone; every caller gets our loader.
  *
  * The loader's debug markers ("cloned_binary: using memfd-exec") and its
  * failure detail go into runc's log pipe through nsexec_loader_log(), which
- * 0002-nsexec-forward-loader-log.patch adds to nsexec.c, so that
+ * the patch nsexec-forward-loader-log adds to nsexec.c, so that
  * `runc --debug` shows them next to the other nsexec messages.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -23,7 +24,7 @@
 
 #include "cloned_binary.h"
 
-/* Both are in nsexec.c (0002-nsexec-forward-loader-log.patch). */
+/* Both are in nsexec.c (patch nsexec-forward-loader-log). */
 extern void nsexec_loader_log(bool error, const char *line);
 extern bool nsexec_loader_debug(void);
 
@@ -42,33 +43,29 @@ static void loader_log_debug(const char *line)
  */
 int ensure_cloned_binary(void)
 {
-	const char *statedir = getenv("_LIBCONTAINER_STATEDIR");
+	/*
+	 * The file methods (vm.memfd_noexec=2) try the container's state
+	 * directory first: runc owns it in both rootful and rootless mode,
+	 * and runc 1.1's bind-mount clone used it too.  The loader still
+	 * applies its ownership, mode and filesystem rules to it, and moves
+	 * on to its defaults if it is unusable.
+	 */
+	const char *tmpdirs[] = {getenv("_LIBCONTAINER_STATEDIR"), NULL};
+	struct cloned_binary_options opts = {
+		.tmpdirs = tmpdirs,
+		.debug = nsexec_loader_debug(),
+		.log = loader_log_debug,
+	};
+	struct mt_error *err = NULL;
+	char line[512];
 	int r;
 
-	cloned_binary_set_log_fn(loader_log_debug);
-	cloned_binary_set_debug(nsexec_loader_debug());
-
-	/*
-	 * The tmpfile methods (vm.memfd_noexec=2) try $SEALEXEC_TMPDIR first.
-	 * Point it at the container's state directory: runc owns it in both
-	 * rootful and rootless mode, and runc 1.1's bind-mount clone used it
-	 * too.  If it is unusable (noexec, read-only) the loader moves on to
-	 * its other candidates.  runc init's environment is runc's own, so
-	 * nothing of the user's is overridden; the re-executed child sets it
-	 * again and it is dropped before the Go runtime starts.
-	 */
-	if (statedir && statedir[0] == '/')
-		(void)setenv("SEALEXEC_TMPDIR", statedir, 1);
-
-	r = cloned_binary_ensure(NULL);
-
-	(void)unsetenv("SEALEXEC_TMPDIR");
+	r = cloned_binary_ensure(&opts, &err);
 	if (r < 0) {
-		char line[320];
-
 		(void)snprintf(line, sizeof(line), "cloned_binary: %s",
-			       cloned_binary_last_error());
+			       mt_error_message(err));
 		nsexec_loader_log(true, line);
+		mt_error_free(&err);
 		errno = -r;
 	}
 	return r;

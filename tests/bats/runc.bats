@@ -22,7 +22,6 @@ ROOTFS="$BUNDLE_DIR/rootfs"
 # A read-only busybox rootfs and the two base configs, made once.
 setup_file() {
 	[ "$(id -u)" -eq 0 ] && [ -x "$RUNC" ] || return 0
-	need_pkg jq busybox-static util-linux
 	# Run everything from a world-readable copy: the build tree may sit
 	# below a directory the rootless user cannot traverse.
 	stage_user_binaries
@@ -60,7 +59,7 @@ teardown_file() {
 }
 
 setup() {
-	requires root runc || return 1
+	requires root runc cmd:jq cmd:busybox || return 1
 	HOST_LEVEL_BEFORE="$(host_level)"
 	RUNC_SUM_BEFORE="$(sha256sum <"$RUNC")"
 	T=$(mktemp -d /tmp/runc-bats.XXXXXX)
@@ -91,7 +90,7 @@ teardown() {
 #   [fakekernel --kernel=KERNEL [--fail=FAIL] --] [setpriv to $TEST_USER]
 #   runc --root $STATE
 # MODE is rootful or rootless.  Each call of $T/runc is one runc process,
-# wrapped on its own; the PID namespace (in_level) wraps the whole test.
+# wrapped on its own; the PID namespace (at_level --proc) wraps the whole test.
 as() {
 	MODE="$1" KERNEL="${2:-}"
 	local -a cmd=()
@@ -194,12 +193,12 @@ check_clone_exe() {
 check_run() {
 	as "$1" "${3:-}"
 	bundle b /bin/sh -c 'echo container-ran; env; exit 7'
-	run in_level "$2" "$T/runc" --debug run -b "$T/b" ctr
+	run at_level --proc "$2" "$T/runc" --debug run -b "$T/b" ctr
 	assert_status 7
 	assert_output_contains container-ran
 	assert_runc_marker "$(method_for "${3:-$2}")"
 	# The loader's variables stay out of the container.
-	if grep -E '^(_CLONED_BINARY_REEXEC|SEALEXEC_TMPDIR|_LIBCONTAINER_[A-Z]+)=' <<<"$output"; then
+	if grep -E '^(_CLONED_BINARY_REEXEC|_LIBCONTAINER_[A-Z]+)=' <<<"$output"; then
 		echo "loader or runc variables leaked into the container" >&2
 		return 1
 	fi
@@ -251,7 +250,7 @@ check_run() {
 check_exec() {
 	as "$1" "${3:-}"
 	bundle b /bin/sleep 60
-	run in_level "$2" sh -ec '
+	run at_level --proc "$2" sh -ec '
 		"$T/runc" create -b "$T/b" ctr </dev/null >/dev/null 2>"$T/create.log"
 		rc=0
 		"$T/runc" --debug exec ctr /bin/sh -c "echo exec-ran; exit 3" || rc=$?
@@ -342,10 +341,10 @@ check_exec() {
 	# refused as if each candidate directory were read-only.
 	as rootful nomemfd,notmpfile 'openat[2&0x80==0x80]=EROFS'
 	bundle b /bin/sh -c 'echo container-ran'
-	run in_level 0 "$T/runc" run -b "$T/b" ctr
+	run at_level --proc 0 "$T/runc" run -b "$T/b" ctr
 	assert_status 1
 	assert_output_contains 'level=error msg="nsexec['
-	assert_output_contains 'cloned_binary: Failed to find a writable directory that permits exec (tmpfile): Read-only file system'
+	assert_output_contains 'cloned_binary: Failed to find a usable directory for the sealed copy (tmpfile); the last one tried, /dev/shm: cannot create a file there: Read-only file system'
 	assert_output_contains 'could not ensure we are a cloned binary: Read-only file system'
 	if grep -q container-ran <<<"$output"; then
 		echo "the container ran without a clone" >&2
@@ -371,7 +370,7 @@ check_lifecycle() {
 	method=$(method_for "${3:-$2}")
 	bundle b /bin/true
 	leftovers >"$T/leftovers.before"
-	run in_level "$2" sh -ec '
+	run at_level --proc "$2" sh -ec '
 		cat /proc/self/mountinfo >"$T/mounts.before"
 		"$T/runc" --debug create -b "$T/b" ctr </dev/null >/dev/null 2>"$T/create.log"
 		pid=$("$T/runc" state ctr | jq -r .pid)
@@ -437,7 +436,7 @@ check_cve() {
 	as "$1"
 	method=$(method_for "$2")
 	bundle b /bin/sleep 60
-	run in_level "$2" sh -ec '
+	run at_level --proc "$2" sh -ec '
 		"$T/runc" --debug create -b "$T/b" ctr </dev/null >/dev/null 2>"$T/create.log"
 		pid=$("$T/runc" state ctr | jq -r .pid)
 		readlink "/proc/$pid/exe" >"$T/init-exe"

@@ -96,8 +96,8 @@ static inline size_t read_up_to(int fd, void *p, size_t size)
  * (if ret_error is not NULL) and returns r; returns -ENOMEM, with
  * *ret_error NULL, when the message cannot be allocated.
  */
-static inline int set_error_va(char **ret_error, int r, const char *fmt,
-			       va_list ap)
+_printf_(3, 0) static inline int set_error_va(char **ret_error, int r,
+					      const char *fmt, va_list ap)
 {
 	char *m = NULL;
 

@@ -37,7 +37,7 @@ BOOT_TIMEOUT=${KTEST_BOOT_TIMEOUT:-120}
 KERNELS=${KTEST_KERNELS:-6.1 6.12}
 
 usage() {
-	sed -n '4,28p' "$0" | sed 's/^# \{0,1\}//'
+	sed -n '4,${/^#/!q;p}' "$0" | sed 's/^# \{0,1\}//'
 	exit "${1:-0}"
 }
 

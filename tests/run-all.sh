@@ -1,10 +1,12 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # Builds everything and runs every suite: the format check, the C unit
-# tests (plain and ASan+UBSan), the bats suites, the patched runc suite
-# and the qemu kernel matrix.  Run as root on Debian 12; installs what it
-# needs.  Ends with one line "N passed, N failed"; exits non-zero on any
-# failure.  With CI=true a missing requirement fails instead of skipping.
+# tests (gcc, clang, and gcc with ASan+UBSan), the policy fuzzer (every
+# committed input, then FUZZ_SECONDS, default 60, of fuzzing), the bats
+# suites, the patched runc suite and the qemu kernel matrix.  Run as root
+# on Debian 12; installs what it needs.  Ends with one line "N passed, N
+# failed"; exits non-zero on any failure.  With CI=true a missing
+# requirement fails instead of skipping.
 set -uo pipefail
 
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
@@ -73,11 +75,22 @@ note "build"
 one_check build sh -c "cmake -S . -B build >/dev/null && cmake --build build -j2"
 one_check build-asan sh -c "cmake -S . -B build-asan -DENABLE_ASAN=ON -DENABLE_UBSAN=ON >/dev/null && cmake --build build-asan -j2"
 one_check build-static sh -c "cmake -S . -B build-static -DBUILD_STATIC=ON >/dev/null && cmake --build build-static -j2"
+one_check build-clang sh -c "CC=clang cmake -S . -B build-clang >/dev/null && cmake --build build-clang -j2"
 
 note "unit tests (CTest)"
 run_ctest build plain
 note "unit tests under ASan+UBSan (CTest)"
 ASAN_OPTIONS=detect_leaks=1 run_ctest build-asan asan
+note "unit tests, clang build (CTest)"
+run_ctest build-clang clang
+
+# The policy parsers under libFuzzer (ASan+UBSan): every committed input
+# once, then a fixed budget of fuzzing from a copy of the seed corpus in
+# build-fuzz/fuzz-run/.  A crash names its input in the log's last lines.
+note "policy fuzzer (libFuzzer, clang)"
+one_check build-fuzz sh -c "cmake -S . -B build-fuzz -DENABLE_FUZZ=ON -DCMAKE_C_COMPILER=clang >/dev/null && cmake --build build-fuzz -j2 --target fuzz_policy"
+one_check fuzz-regress tests/fuzz/run.sh build-fuzz regress
+one_check fuzz tests/fuzz/run.sh build-fuzz fuzz "${FUZZ_SECONDS:-60}"
 
 if [ -x contrib/runc/build.sh ]; then
 	note "patched runc build"

@@ -11,7 +11,7 @@
 #
 # Every other line is a diagnostic and is ignored by the host.  The list of
 # checks is fixed per profile (ktest.profile=6.1|6.12 on the kernel command
-# line) and must match EXPECT_* in run.sh: a check whose binary is missing
+# line) and must match EXPECT_* in lib/tap.sh: a check whose binary is missing
 # prints not-ok, it is never skipped.
 #
 # vm.memfd_noexec is only ever written inside `unshare --pid --fork`, never

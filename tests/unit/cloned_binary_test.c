@@ -779,6 +779,7 @@ static void case_features_override(void)
 	_cleanup_close_ int fd3 =
 		must_clone(CLONED_BINARY_REQUEST_TMPFILE, NULL,
 			   CLONED_BINARY_METHOD_TMPFILE);
+	check_tmpfile_copy(fd3);
 }
 
 static void case_names(void)

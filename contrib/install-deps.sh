@@ -10,7 +10,7 @@ build=(gcc make cmake pkg-config libc6-dev libcap-dev libseccomp-dev
 demo=("${build[@]}" busybox-static golang-go
 	golang-github-opencontainers-runc-dev uidmap jq patch runc)
 test=("${demo[@]}" bats cpio qemu-system-x86 runc clang-format
-	libclang-rt-14-dev clang llvm python3)
+	libclang-rt-14-dev clang llvm python3 libfuse3-dev fuse3)
 
 case "${1:-test}" in
 build) pkgs=("${build[@]}") ;;

@@ -267,7 +267,7 @@ assert_no_leftover() {
 	refute_payload
 	assert_refused "$mnt" fuse
 	# The same through auto, with no memfd to be had.
-	run env EVILFS_MARKER="$PWNED" CLONED_BINARY_FEATURES=-memfd_create \
+	run env EVILFS_MARKER="$PWNED" MEMFD_TOOLKIT_FEATURES=-memfd_create \
 		"$SEALEXEC" --debug --tmpdir="$mnt" "$SELFCHECK"
 	echo "$output"
 	refute_payload

@@ -69,17 +69,20 @@ podman_requires() {
 
 # ---- staging (setup_file) -----------------------------------------------------
 
-# mk_rootfs_tar FILE: a busybox rootfs (every applet a symlink) with a
-# static memfdprobe as /bin/memfdprobe, as a tar for `podman import`.
+# mk_rootfs_tar FILE: a busybox rootfs (every applet a hard link: the
+# copy's `busybox --install -s` would link to its host path) with a static
+# memfdprobe as /bin/memfdprobe, as a tar for `podman import`.
 mk_rootfs_tar() {
-	local dir a
+	local dir
 	dir=$(mktemp -d /tmp/podman-rootfs.XXXXXX)
 	mkdir -p "$dir/bin" "$dir/proc" "$dir/dev" "$dir/sys" "$dir/tmp" \
 		"$dir/etc" "$dir/run"
 	install -m 0755 /bin/busybox "$dir/bin/busybox"
-	for a in $(/bin/busybox --list); do
-		[ -e "$dir/bin/$a" ] || ln -s busybox "$dir/bin/$a"
-	done
+	"$dir/bin/busybox" --install "$dir/bin" || return 1
+	[ -e "$dir/bin/sh" ] && [ -e "$dir/bin/sleep" ] || {
+		echo "mk_rootfs_tar: busybox --install made no applets in $dir/bin" >&2
+		return 1
+	}
 	install -m 0755 "$MEMFDPROBE_STATIC" "$dir/bin/memfdprobe"
 	tar -C "$dir" --numeric-owner --owner=0 --group=0 -cf "$1" .
 	local rc=$?

@@ -212,9 +212,13 @@ remove_subids() {
 #   $PODMAN_T/hooks.d/      the hooks.d file -> bin/memfd-noexec
 #   $PODMAN_T/hooks-logged.d/  the hooks.d file -> bin/hook-logger
 #   $PODMAN_T/hooks-none.d/ empty: every podman reads it first
-#   $PODMAN_T/rootful/      storage, runc-state, stock/runc, patched/runc
-#   $PODMAN_T/rootless/     the same for $TEST_USER, owned by it, plus xdg/
-#                           and home/; stock/ is root's and read-only
+#   $PODMAN_T/rootful/      containers.conf, storage.conf, the storage,
+#                           runc-state/, stock/runc and patched/runc (the
+#                           wrappers that add runc's --root)
+#   $PODMAN_T/rootless/     configs and storage of $TEST_USER, owned by it,
+#                           with xdg/ (XDG_RUNTIME_DIR), home/ and
+#                           runc-debug.log
+#   $PODMAN_T/rootless-bin/patched-debug/runc  the patched runc with --debug
 podman_stage() {
 	PODMAN_T=$(mktemp -d /tmp/podman-bats.XXXXXX)
 	chmod 0755 "$PODMAN_T"
@@ -252,11 +256,11 @@ EOF
 	ensure_subids
 	mkdir -p "$d/rootless/xdg" "$d/rootless/home" "$d/rootless/tmp"
 	chmod 0700 "$d/rootless/xdg"
-	# Rootless runc keeps its state in $XDG_RUNTIME_DIR/runc: no wrapper.
-	write_debug_runc "$d/rootless-bin/debug-runc" "$d/bin/runc" \
-		"$d/rootless/runc-debug.log"
+	# Rootless runc keeps its state in $XDG_RUNTIME_DIR/runc, so stock runc
+	# needs no wrapper; the patched one gets --debug.
 	mkdir -p "$d/rootless-bin/patched-debug"
-	mv "$d/rootless-bin/debug-runc" "$d/rootless-bin/patched-debug/runc"
+	write_debug_runc "$d/rootless-bin/patched-debug/runc" "$d/bin/runc" \
+		"$d/rootless/runc-debug.log"
 	write_containers_conf "$d/rootless/containers.conf" "$PODMAN_STOCK_RUNC"
 	write_storage_conf "$d/rootless"
 	chmod -R a+rX "$d/rootless-bin"

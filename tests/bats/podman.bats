@@ -275,4 +275,11 @@ assert_joined_refusal() {
 	assert_output_contains 'the parent namespace (0 here)'
 	refute_ran
 	assert_rootless_clean
+	# Control: where root already set 2 above podman, the hook has nothing
+	# to write and the same request is met.
+	run rpodman 2 --hooks-dir "$PODMAN_T/hooks.d" run --rm "${RUN_OPTS[@]}" \
+		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
+	assert_status 0
+	assert_probes 2
+	assert_rootless_clean
 }

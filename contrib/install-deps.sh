@@ -9,8 +9,14 @@ build=(gcc make cmake pkg-config libc6-dev libcap-dev libseccomp-dev
 	libyajl-dev util-linux)
 demo=("${build[@]}" busybox-static golang-go
 	golang-github-opencontainers-runc-dev uidmap jq patch runc)
+# podman (tests/bats/podman.bats): conmon, and golang-github-containers-
+# common, whose container-network-stack is containernetworking-plugins,
+# are podman's Depends, named so that --no-install-recommends changes
+# nothing; the suite needs none of its Recommends (catatonit, slirp4netns,
+# fuse-overlayfs, buildah): no --init, --network none, the vfs driver.
 test=("${demo[@]}" bats cpio qemu-system-x86 runc clang-format
-	libclang-rt-14-dev clang llvm python3 libfuse3-dev fuse3)
+	libclang-rt-14-dev clang llvm python3 libfuse3-dev fuse3 podman conmon
+	golang-github-containers-common containernetworking-plugins)
 
 case "${1:-test}" in
 build) pkgs=("${build[@]}") ;;

@@ -1,0 +1,554 @@
+# SPDX-License-Identifier: Apache-2.0
+# Helpers for tests/bats/podman.bats: Debian 12's podman 4.3.1 driving the
+# memfd-noexec hook and the patched runc, rootful and rootless.  Load after
+# `load helpers`.
+#
+# Nothing here touches the machine's own podman state.  Every podman gets
+# this file's --root, --runroot, --tmpdir, --volumepath and
+# --network-config-dir (all under $PODMAN_T, made by podman_stage), its own
+# containers.conf and storage.conf, the vfs driver, file locks and the file
+# events backend, and an empty --hooks-dir of its own first, so that no
+# hooks.d file installed on the machine is ever read.  Rootful containers
+# get a cgroup parent of this file ($PODMAN_CGROUP_PARENT), rootful runc a
+# --root under $PODMAN_T (podman 4.3 passes runc no --root, and its exit
+# commands drop --runtime-flag, so /run/runc would be used).
+#
+# Levels: rootful podman runs inside a holder, a child PID namespace (with
+# its own mount namespace and /proc) that root set to a level
+# (podman_ns_start); rootless podman runs, one command at a time, in a
+# fresh child PID namespace that root set first (rpodman).  So no podman,
+# conmon, runc or hook ever runs in the initial PID namespace.
+
+# The image every test runs (mk_image).
+PODMAN_IMAGE=localhost/memfd-toolkit-busybox:latest
+PODMAN_STOCK_RUNC=/usr/sbin/runc
+MEMFDPROBE_STATIC="$BUILD_DIR/tests/helpers/memfdprobe-static"
+
+# podman_requires root|podman|podman-rootless|hook|patched-runc ...: like
+# `requires` (skip, or fail when CI=true), for what this suite needs.
+podman_requires() {
+	local r
+	for r in "$@"; do
+		case "$r" in
+		podman)
+			requires root memfd_noexec || return 1
+			command -v podman >/dev/null ||
+				missing "podman (contrib/install-deps.sh test)" || return 1
+			command -v conmon >/dev/null ||
+				missing "conmon (contrib/install-deps.sh test)" || return 1
+			[ -x "$PODMAN_STOCK_RUNC" ] ||
+				missing "Debian's runc at $PODMAN_STOCK_RUNC" || return 1
+			[ -x "$MEMFDPROBE_STATIC" ] ||
+				missing "memfdprobe-static at $MEMFDPROBE_STATIC (a build without sanitizers)" || return 1
+			[ -n "${PODMAN_T:-}" ] && [ -f "$PODMAN_T/image.ok" ] || {
+				echo "setup_file did not finish staging podman under ${PODMAN_T:-?}" >&2
+				return 1
+			} ;;
+		podman-rootless)
+			podman_requires podman || return 1
+			requires user userns || return 1
+			command -v newuidmap >/dev/null ||
+				missing "newuidmap (uidmap)" || return 1
+			[ -f "$PODMAN_T/rootless/image.ok" ] || {
+				echo "setup_file did not import the image for $TEST_USER" >&2
+				return 1
+			}
+			# For teardown: clean up the rootless roots too.
+			PODMAN_ROOTLESS_USED=1 ;;
+		hook)
+			[ -x "$BUILD_DIR/nsexec/memfd-noexec" ] ||
+				missing "memfd-noexec at $BUILD_DIR/nsexec/memfd-noexec" || return 1 ;;
+		patched-runc)
+			[ -x "$RUNC" ] ||
+				missing "the patched runc at $RUNC (contrib/runc/build.sh)" || return 1 ;;
+		*)
+			requires "$r" || return 1 ;;
+		esac
+	done
+}
+
+# ---- staging (setup_file) -----------------------------------------------------
+
+# mk_rootfs_tar FILE: a busybox rootfs (every applet a hard link: the
+# copy's `busybox --install -s` would link to its host path) with a static
+# memfdprobe as /bin/memfdprobe, as a tar for `podman import`.
+mk_rootfs_tar() {
+	local dir
+	dir=$(mktemp -d /tmp/podman-rootfs.XXXXXX)
+	mkdir -p "$dir/bin" "$dir/proc" "$dir/dev" "$dir/sys" "$dir/tmp" \
+		"$dir/etc" "$dir/run"
+	install -m 0755 /bin/busybox "$dir/bin/busybox"
+	"$dir/bin/busybox" --install "$dir/bin" || return 1
+	[ -e "$dir/bin/sh" ] && [ -e "$dir/bin/sleep" ] || {
+		echo "mk_rootfs_tar: busybox --install made no applets in $dir/bin" >&2
+		return 1
+	}
+	install -m 0755 "$MEMFDPROBE_STATIC" "$dir/bin/memfdprobe"
+	tar -C "$dir" --numeric-owner --owner=0 --group=0 -cf "$1" .
+	local rc=$?
+	rm -rf -- "$dir"
+	return $rc
+}
+
+# mk_image PODMAN_FN: imports $PODMAN_T/rootfs.tar as $PODMAN_IMAGE with
+# PODMAN_FN (rootful_import or rpodman_import).
+mk_image() {
+	"$1" import -q "$PODMAN_T/rootfs.tar" "$PODMAN_IMAGE" >/dev/null
+}
+
+# write_containers_conf FILE RUNC_WRAPPER [ROOTFUL]: a containers.conf for
+# CONTAINERS_CONF, which then is the only one read.  The default runtime is
+# RUNC_WRAPPER: podman 4.3 puts the config's default, not the container's
+# runtime, into the exit command of `podman exec`, and Debian's default is
+# crun.  Rootful podman needs lower ulimits (no CAP_SYS_RESOURCE here);
+# conmon gets no cgroup of its own (podman never removes it).
+write_containers_conf() {
+	{
+		echo '[containers]'
+		[ -z "${3:-}" ] ||
+			echo 'default_ulimits = ["nofile=20000:20000", "nproc=32768:32768"]'
+		echo 'cgroups = "no-conmon"'
+		echo 'default_sysctls = []'
+		echo '[engine]'
+		echo 'lock_type = "file"'
+		echo 'events_logger = "file"'
+		echo 'cgroup_manager = "cgroupfs"'
+		echo "hooks_dir = [\"$PODMAN_T/hooks-none.d\"]"
+		echo 'runtime = "runc"'
+		echo '[engine.runtimes]'
+		echo "runc = [\"$2\"]"
+	} >"$1"
+}
+
+# write_storage_conf DIR: DIR/storage.conf for CONTAINERS_STORAGE_CONF
+# (which containers/storage then reads instead of the machine's): vfs in
+# DIR/root and DIR/runroot, as the global options say too.
+write_storage_conf() {
+	{
+		echo '[storage]'
+		echo 'driver = "vfs"'
+		echo "graphroot = \"$1/root\""
+		echo "runroot = \"$1/runroot\""
+		echo "rootless_storage_path = \"$1/root\""
+	} >"$1/storage.conf"
+}
+
+# write_runc_wrapper FILE RUNC [ARGS...]: an executable FILE (named runc,
+# as podman picks runc's features by the binary's name) that runs RUNC
+# ARGS... with podman's arguments.
+write_runc_wrapper() {
+	local file="$1"
+	shift
+	{
+		echo '#!/bin/sh'
+		printf 'exec'
+		printf ' %q' "$@"
+		printf ' "$@"\n'
+	} >"$file"
+	chmod 0755 "$file"
+}
+
+# write_debug_runc FILE RUNC LOG: a runc for podman that adds --debug and,
+# after each call, appends the log file that podman named (--log, runc's
+# JSON log, where the loader's "cloned_binary: using ..." markers go) to
+# LOG.  It must not exec: the log is complete only when runc has exited.
+write_debug_runc() {
+	cat >"$1" <<EOF
+#!/bin/sh
+log= prev=
+for a; do
+	[ "\$prev" = --log ] && log=\$a
+	case \$a in --log=*) log=\${a#--log=} ;; esac
+	prev=\$a
+done
+$(printf '%q' "$2") --debug "\$@"
+rc=\$?
+[ -n "\$log" ] && [ -f "\$log" ] && cat "\$log" >>$(printf '%q' "$3")
+exit \$rc
+EOF
+	chmod 0755 "$1"
+}
+
+# write_hooksd DIR HOOK_PATH: DIR/memfd-noexec.json, the project's
+# contrib/hooks.d file with hook.path replaced by HOOK_PATH.
+write_hooksd() {
+	mkdir -p "$1"
+	jq --arg p "$2" '.hook.path = $p' \
+		"$REPO_ROOT/contrib/hooks.d/memfd-noexec.json" >"$1/memfd-noexec.json"
+	chmod -R a+rX "$1"
+}
+
+# ensure_subids: gives $TEST_USER an /etc/subuid and /etc/subgid range
+# (65536 ids above every range there) unless it has one; records what it
+# added in $PODMAN_T/subids-added for remove_subids.
+ensure_subids() {
+	local f start
+	for f in /etc/subuid /etc/subgid; do
+		[ -f "$f" ] || touch "$f"
+		grep -q "^$TEST_USER:" "$f" && continue
+		start=$(awk -F: 'BEGIN { m = 100000 }
+			$2 + $3 > m { m = $2 + $3 } END { print m }' "$f")
+		echo "$TEST_USER:$start:65536" >>"$f"
+		echo "$f $TEST_USER:$start:65536" >>"$PODMAN_T/subids-added"
+	done
+}
+
+remove_subids() {
+	local f line
+	[ -f "$PODMAN_T/subids-added" ] || return 0
+	while read -r f line; do
+		# Exactly the line that ensure_subids added, nothing else.
+		grep -vxF -- "$line" "$f" >"$f.podman-bats" || true
+		cat "$f.podman-bats" >"$f" && rm -f "$f.podman-bats"
+	done <"$PODMAN_T/subids-added"
+	rm -f "$PODMAN_T/subids-added"
+}
+
+# podman_stage: makes $PODMAN_T (world-traversable, as the rootless user
+# runs from it) with the binaries, runc wrappers, hooks.d files, configs,
+# the image, rootful and rootless, and exports what the tests need.
+#
+#   $PODMAN_T/bin/          memfd-noexec, the patched runc, hook-logger
+#   $PODMAN_T/hooks.d/      the hooks.d file -> bin/memfd-noexec
+#   $PODMAN_T/hooks-logged.d/  the hooks.d file -> bin/hook-logger
+#   $PODMAN_T/hooks-none.d/ empty: every podman reads it first
+#   $PODMAN_T/rootful/      containers.conf, storage.conf, the storage,
+#                           runc-state/, stock/runc and patched/runc (the
+#                           wrappers that add runc's --root)
+#   $PODMAN_T/rootless/     configs and storage of $TEST_USER, owned by it,
+#                           with xdg/ (XDG_RUNTIME_DIR), home/ and
+#                           runc-debug.log
+#   $PODMAN_T/rootless-bin/patched-debug/runc  the patched runc with --debug
+podman_stage() {
+	PODMAN_T=$(mktemp -d /tmp/podman-bats.XXXXXX)
+	chmod 0755 "$PODMAN_T"
+	PODMAN_CGROUP_PARENT="/memfd-podman-bats-${PODMAN_T##*.}"
+	export PODMAN_T PODMAN_CGROUP_PARENT
+	local d="$PODMAN_T"
+	mkdir -p "$d/bin" "$d/hooks-none.d" "$d/rootful/stock" \
+		"$d/rootful/patched" "$d/rootful/runc-state" "$d/rootless-bin"
+	[ ! -x "$BUILD_DIR/nsexec/memfd-noexec" ] ||
+		install -m 0755 "$BUILD_DIR/nsexec/memfd-noexec" "$d/bin/memfd-noexec"
+	[ ! -x "$RUNC" ] || install -m 0755 "$RUNC" "$d/bin/runc"
+	# A hook that logs each call, then is memfd-noexec.
+	cat >"$d/bin/hook-logger" <<EOF
+#!/bin/sh
+echo "hook-logger: called with: \$*" >>$(printf '%q' "$d/hook-calls.log")
+exec $(printf '%q' "$d/bin/memfd-noexec") "\$@"
+EOF
+	chmod 0755 "$d/bin/hook-logger"
+	: >"$d/hook-calls.log"
+	write_hooksd "$d/hooks.d" "$d/bin/memfd-noexec"
+	write_hooksd "$d/hooks-logged.d" "$d/bin/hook-logger"
+	write_runc_wrapper "$d/rootful/stock/runc" "$PODMAN_STOCK_RUNC" \
+		--root "$d/rootful/runc-state"
+	write_runc_wrapper "$d/rootful/patched/runc" "$d/bin/runc" \
+		--root "$d/rootful/runc-state"
+	write_containers_conf "$d/rootful/containers.conf" \
+		"$d/rootful/stock/runc" rootful
+	write_storage_conf "$d/rootful"
+	mk_rootfs_tar "$d/rootfs.tar" || return 1
+	chmod -R a+rX "$d"
+	mk_image rootful_import || return 1
+	: >"$d/image.ok"
+
+	ensure_test_user && unshare --user true 2>/dev/null || return 0
+	ensure_subids
+	mkdir -p "$d/rootless/xdg" "$d/rootless/home" "$d/rootless/tmp"
+	chmod 0700 "$d/rootless/xdg"
+	# Rootless runc keeps its state in $XDG_RUNTIME_DIR/runc, so stock runc
+	# needs no wrapper; the patched one gets --debug.
+	mkdir -p "$d/rootless-bin/patched-debug"
+	write_debug_runc "$d/rootless-bin/patched-debug/runc" "$d/bin/runc" \
+		"$d/rootless/runc-debug.log"
+	write_containers_conf "$d/rootless/containers.conf" "$PODMAN_STOCK_RUNC"
+	write_storage_conf "$d/rootless"
+	chmod -R a+rX "$d/rootless-bin"
+	chown -R "$TEST_USER:" "$d/rootless"
+	mk_image rpodman_import || return 1
+	: >"$d/rootless/image.ok"
+}
+
+# podman_unstage: removes $PODMAN_T, this file's cgroup parents and the
+# subordinate id ranges that ensure_subids added.
+podman_unstage() {
+	[ -n "${PODMAN_T:-}" ] || return 0
+	case "$PODMAN_T" in /tmp/podman-bats.*) ;; *) return 1 ;; esac
+	remove_subids
+	local cg
+	# Empty by now (assert_rootful_clean checks that after every test):
+	# rmdir, never rm -r, so a cgroup with tasks stays and shows.
+	for cg in $(find /sys/fs/cgroup -maxdepth 3 -type d \
+		-name "${PODMAN_CGROUP_PARENT#/}" 2>/dev/null); do
+		find "$cg" -depth -type d -exec rmdir {} + 2>/dev/null
+	done
+	if grep -qF " $PODMAN_T/" /proc/self/mountinfo; then
+		echo "podman_unstage: mounts left under $PODMAN_T, not removing it" >&2
+		return 1
+	fi
+	rm -rf -- "$PODMAN_T"
+}
+
+# ---- rootful podman ---------------------------------------------------------
+
+# The global options of a rootful podman (hooks: add --hooks-dir DIR after
+# them; podman reads every --hooks-dir given).
+rootful_globals() {
+	ROOTFUL_GLOBALS=(--root "$PODMAN_T/rootful/root"
+		--runroot "$PODMAN_T/rootful/runroot"
+		--tmpdir "$PODMAN_T/rootful/tmp"
+		--volumepath "$PODMAN_T/rootful/volumes"
+		--network-config-dir "$PODMAN_T/rootful/net"
+		--storage-driver vfs --cgroup-manager cgroupfs
+		--events-backend file --hooks-dir "$PODMAN_T/hooks-none.d")
+}
+
+rootful_env() {
+	ROOTFUL_ENV=(CONTAINERS_CONF="$PODMAN_T/rootful/containers.conf"
+		CONTAINERS_STORAGE_CONF="$PODMAN_T/rootful/storage.conf"
+		TMPDIR="$PODMAN_T/rootful/tmp")
+}
+
+# rootful_import ARGS...: rootful podman outside any holder, for the image
+# import in setup_file: containers/image writes its blob-info cache to
+# /var/lib/containers/cache for root whatever --root says, so /var/lib is
+# a private tmpfs for it.
+rootful_import() {
+	local -a ROOTFUL_GLOBALS ROOTFUL_ENV
+	rootful_globals
+	rootful_env
+	mkdir -p "$PODMAN_T/rootful/tmp"
+	unshare --pid --fork --kill-child --mount-proc -- sh -c \
+		'mount -t tmpfs -o mode=0755 podman-bats /var/lib && exec "$@"' sh \
+		env "${ROOTFUL_ENV[@]}" podman "${ROOTFUL_GLOBALS[@]}" "$@"
+}
+
+# podman_ns_start LEVEL: starts this test's holder, a child PID namespace
+# (and mount namespace with its own /proc) at vm.memfd_noexec=LEVEL, set
+# by root there; every rootful_podman runs in it.  Sets PODMAN_NS_PID (its
+# init as seen from here) and PODMAN_NS_UNSHARE.
+podman_ns_start() {
+	local ready="$BATS_TEST_TMPDIR/podman-ns.ready" i
+	rm -f "$ready"
+	unshare --pid --fork --kill-child --mount-proc -- bash -c '
+		echo "$0" >/proc/sys/vm/memfd_noexec || exit 125
+		: >"$1"
+		trap "exit 0" TERM
+		# PID 1 here: conmon is reparented to it, and bash reaps it.
+		while :; do sleep 3600 & wait $!; done' "$1" "$ready" \
+		</dev/null >/dev/null 2>&1 3>&- &
+	PODMAN_NS_UNSHARE=$! PODMAN_NS_LEVEL=$1
+	for ((i = 0; i < 100; i++)); do
+		[ -e "$ready" ] && break
+		sleep 0.05
+	done
+	PODMAN_NS_PID=$(cat "/proc/$PODMAN_NS_UNSHARE/task/$PODMAN_NS_UNSHARE/children" 2>/dev/null)
+	PODMAN_NS_PID=${PODMAN_NS_PID%% *}
+	[ -e "$ready" ] && [ -n "$PODMAN_NS_PID" ] || {
+		echo "podman_ns_start: the holder at level $1 did not start" >&2
+		return 1
+	}
+}
+
+# podman_ns_stop: ends the holder and everything in it (SIGKILL to its
+# init; unshare ignores SIGTERM while it waits).
+podman_ns_stop() {
+	[ -n "${PODMAN_NS_PID:-}" ] || return 0
+	kill -KILL "$PODMAN_NS_PID" 2>/dev/null
+	wait "$PODMAN_NS_UNSHARE" 2>/dev/null
+	PODMAN_NS_PID= PODMAN_NS_UNSHARE=
+}
+
+# in_podman_ns CMD...: CMD in the holder's PID and mount namespaces.
+in_podman_ns() {
+	nsenter --target "$PODMAN_NS_PID" --pid --mount -- "$@"
+}
+
+# rootful_podman [GLOBAL_OPTS...] COMMAND ...: rootful podman with this
+# file's roots, in the holder.
+rootful_podman() {
+	local -a ROOTFUL_GLOBALS ROOTFUL_ENV
+	rootful_globals
+	rootful_env
+	in_podman_ns env "${ROOTFUL_ENV[@]}" podman "${ROOTFUL_GLOBALS[@]}" "$@"
+}
+
+# The run options of every rootful container: no network, this file's
+# cgroup parent, the runtime (a wrapper named runc that adds --root).
+rootful_run_opts() {
+	RUN_OPTS=(--network none --cgroup-parent "$PODMAN_CGROUP_PARENT")
+	case "$1" in
+	stock) RUN_OPTS+=(--runtime "$PODMAN_T/rootful/stock/runc") ;;
+	patched) RUN_OPTS+=(--runtime "$PODMAN_T/rootful/patched/runc") ;;
+	*) echo "rootful_run_opts: unknown runtime '$1'" >&2; return 1 ;;
+	esac
+}
+
+# ---- rootless podman --------------------------------------------------------
+
+rootless_globals() {
+	ROOTLESS_GLOBALS=(--root "$PODMAN_T/rootless/root"
+		--runroot "$PODMAN_T/rootless/runroot"
+		--tmpdir "$PODMAN_T/rootless/tmp"
+		--volumepath "$PODMAN_T/rootless/volumes"
+		--network-config-dir "$PODMAN_T/rootless/net"
+		--storage-driver vfs --cgroup-manager cgroupfs
+		--events-backend file --hooks-dir "$PODMAN_T/hooks-none.d")
+}
+
+# rpodman LEVEL|inherit [GLOBAL_OPTS...] COMMAND ...: rootless podman as
+# $TEST_USER with this file's rootless roots and environment, in a fresh
+# child PID namespace (and mount namespace, own /proc) where root first set
+# vm.memfd_noexec to LEVEL ("inherit": left as inherited).  Podman's pause
+# process and conmon die with that namespace when the command ends, so one
+# call is one self-contained podman session; a stale pause.pid from the
+# last one is removed first.
+rpodman() {
+	local level="$1" r="$PODMAN_T/rootless"
+	shift
+	local -a ROOTLESS_GLOBALS
+	rootless_globals
+	rm -f "$r/tmp/pause.pid"
+	# In the new mount namespace (private, as unshare makes it) "/" is made
+	# shared again, in peer groups of its own, for podman's rootless mounts.
+	unshare --pid --fork --kill-child --mount-proc -- sh -c '
+		[ "$0" = inherit ] || echo "$0" >/proc/sys/vm/memfd_noexec || exit 125
+		mount --make-rshared / || exit 125
+		exec "$@"' "$level" \
+		setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups \
+		--inh-caps=-all -- \
+		env HOME="$r/home" XDG_RUNTIME_DIR="$r/xdg" \
+		XDG_CONFIG_HOME="$r/home/.config" XDG_DATA_HOME="$r/home/.local/share" \
+		CONTAINERS_CONF="$r/containers.conf" \
+		CONTAINERS_STORAGE_CONF="$r/storage.conf" TMPDIR="$r/tmp" \
+		podman "${ROOTLESS_GLOBALS[@]}" "$@"
+}
+
+rpodman_import() {
+	rpodman inherit "$@"
+}
+
+# The run options of every rootless container: no network (/dev/net/tun
+# is 0600 here), and the runtime: stock, or the patched runc through the
+# --debug wrapper (markers in $PODMAN_T/rootless/runc-debug.log).
+rootless_run_opts() {
+	RUN_OPTS=(--network none)
+	case "$1" in
+	stock) RUN_OPTS+=(--runtime "$PODMAN_STOCK_RUNC") ;;
+	patched) RUN_OPTS+=(--runtime "$PODMAN_T/rootless-bin/patched-debug/runc") ;;
+	*) echo "rootless_run_opts: unknown runtime '$1'" >&2; return 1 ;;
+	esac
+}
+
+# ---- requests and assertions -----------------------------------------------
+
+# annotation VALUE: the --annotation argument for memfd_noexec=VALUE,
+# verbatim.  podman parses --annotation as CSV (pflag's StringSlice): a
+# bare newline would end the value and a comma split it, so it is quoted.
+annotation() {
+	printf '"memfd_noexec=%s"' "${1//\"/\"\"}"
+}
+
+# What the containers run: the level, then what memfd_create() gives.
+PROBES='for m in level none exec exec-run; do memfdprobe $m; done'
+
+# assert_probes LEVEL [TEXT]: memfdprobe's lines in TEXT (else $output)
+# show a PID namespace at vm.memfd_noexec=LEVEL.
+assert_probes() {
+	local text="${2-$output}" want seals='seals=0x[0-9a-f]+'
+	local -a wants
+	case "$1" in
+	2) wants=("memfdprobe: level=2"
+		"memfdprobe: flags=none result=ok mode=0666 $seals exec_seal=yes"
+		"memfdprobe: flags=exec result=EACCES"
+		"memfdprobe: flags=exec-run result=EACCES") ;;
+	1) wants=("memfdprobe: level=1"
+		"memfdprobe: flags=none result=ok mode=0666 $seals exec_seal=yes"
+		"memfdprobe: flags=exec result=ok mode=0777 $seals exec_seal=no"
+		"memfdprobe: flags=exec-run result=ok exec=ok") ;;
+	0) wants=("memfdprobe: level=0"
+		"memfdprobe: flags=none result=ok mode=0777 $seals exec_seal=no"
+		"memfdprobe: flags=exec result=ok mode=0777 $seals exec_seal=no"
+		"memfdprobe: flags=exec-run result=ok exec=ok") ;;
+	*) echo "assert_probes: bad level '$1'" >&2; return 1 ;;
+	esac
+	for want in "${wants[@]}"; do
+		grep -qxE -- "$want" <<<"$text" || {
+			echo "expected a line '$want' from inside the container, in:" >&2
+			echo "$text" >&2
+			return 1
+		}
+	done
+}
+
+# refute_ran: no memfdprobe line in $output (the container never ran).
+refute_ran() {
+	if grep -q '^memfdprobe:' <<<"$output"; then
+		echo "the container ran:" >&2
+		echo "$output" >&2
+		return 1
+	fi
+}
+
+# assert_line_re ERE [TEXT]: some line of TEXT (else $output) matches.
+assert_line_re() {
+	grep -qE -- "$1" <<<"${2-$output}" || {
+		echo "expected a line matching '$1' in:" >&2
+		echo "${2-$output}" >&2
+		return 1
+	}
+}
+
+# assert_failed: podman exited non-zero.
+assert_failed() {
+	if [ "$status" -eq 0 ]; then
+		echo "expected a failure, got exit status 0; output:" >&2
+		echo "$output" >&2
+		return 1
+	fi
+}
+
+# assert_no_mounts: no mount from this file's podman roots, here or in the
+# holder's mount namespace.
+assert_no_mounts() {
+	local f left
+	for f in /proc/self/mountinfo ${PODMAN_NS_PID:+/proc/$PODMAN_NS_PID/mountinfo}; do
+		left=$(grep -F " $PODMAN_T/" "$f" || true)
+		[ -z "$left" ] || {
+			echo "mounts left in $f:" >&2
+			echo "$left" >&2
+			return 1
+		}
+	done
+}
+
+# assert_rootful_clean: nothing left of rootful podman: `podman ps -a`
+# empty, no runc state, no container cgroup, no mount, and the holder's
+# own level unchanged (a hook writing to the runtime's PID namespace
+# instead of the container's would show here, not on the host).
+assert_rootful_clean() {
+	local left
+	left=$(rootful_podman ps -a -q 2>&1)
+	[ -z "$left" ] || { echo "podman ps -a still shows: $left" >&2; return 1; }
+	left=$(ls -A "$PODMAN_T/rootful/runc-state")
+	[ -z "$left" ] || { echo "runc state left: $left" >&2; return 1; }
+	left=$(find /sys/fs/cgroup -mindepth 2 -maxdepth 3 -type d \
+		-path "*$PODMAN_CGROUP_PARENT/*" 2>/dev/null)
+	[ -z "$left" ] || { echo "cgroups left: $left" >&2; return 1; }
+	assert_no_mounts || return 1
+	left=$(in_podman_ns cat /proc/sys/vm/memfd_noexec)
+	[ "$left" = "$PODMAN_NS_LEVEL" ] || {
+		echo "the holder's PID namespace reads $left, not $PODMAN_NS_LEVEL:" \
+			"something wrote the runtime's namespace" >&2
+		return 1
+	}
+}
+
+# assert_rootless_clean: `podman ps -a` of the rootless roots is empty and
+# no mount is left.
+assert_rootless_clean() {
+	local left
+	left=$(rpodman inherit ps -a -q 2>&1)
+	[ -z "$left" ] || { echo "rootless podman ps -a still shows: $left" >&2; return 1; }
+	assert_no_mounts
+}

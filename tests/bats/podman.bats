@@ -1,0 +1,285 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: Apache-2.0
+# The per-container vm.memfd_noexec policy through real podman (Debian 12's
+# podman 4.3.1), rootful and rootless: podman itself reads
+# contrib/hooks.d/memfd-noexec.json from --hooks-dir and matches its "when"
+# against the container's annotations, and Debian's stock runc runs the
+# hook; the patched runc (contrib/runc/build.sh) needs no hook.
+#
+# Images are never pulled: setup_file imports a busybox rootfs with a
+# static memfdprobe, once for root and once for $TEST_USER.  Every podman
+# has this file's own roots, configs and cgroup parent (see podman.bash),
+# and runs in a child PID namespace: rootful podman in a per-test holder
+# at level 0, rootless podman (rpodman) in one that root set to the level
+# under test.  Each test checks that nothing is left (podman ps -a, runc
+# state, cgroups, mounts) and teardown that the host's value did not move.
+
+load helpers
+load podman
+
+setup_file() {
+	[ "$(id -u)" -eq 0 ] && command -v podman >/dev/null &&
+		[ -x "$MEMFDPROBE_STATIC" ] && [ -e /proc/sys/vm/memfd_noexec ] ||
+		return 0
+	need_pkg jq busybox-static util-linux
+	podman_stage
+}
+
+teardown_file() {
+	podman_unstage
+}
+
+setup() {
+	podman_requires podman || return 1
+	HOST_LEVEL_BEFORE="$(host_level)"
+	podman_ns_start 0
+}
+
+teardown() {
+	if [ -n "${PODMAN_NS_PID:-}" ]; then
+		rootful_podman rm -a -f -t 0 >/dev/null 2>&1 || true
+		podman_ns_stop
+	fi
+	if [ -n "${PODMAN_ROOTLESS_USED:-}" ]; then
+		rpodman inherit rm -a -f -t 0 >/dev/null 2>&1 || true
+	fi
+	# The host's value must never change.
+	[ "$(host_level)" = "${HOST_LEVEL_BEFORE:-$(host_level)}" ]
+}
+
+# json_string VALUE: VALUE as a JSON string, as memfd-noexec quotes it.
+json_string() {
+	printf '%s' "$1" | jq -Rs .
+}
+
+# assert_joined_refusal LEVEL: an error line says that the container joins
+# an existing PID namespace, and gives that namespace's LEVEL (a bare
+# number: not part of a PID, a path or a container ID).
+assert_joined_refusal() {
+	local lines
+	lines=$(grep -E 'join(s|ed)' <<<"$output" |
+		grep -E "(^|[^[:alnum:]./_-])$1([^[:alnum:]/]|$)" || true)
+	[ -n "$lines" ] || {
+		echo "expected an error that names the joined PID namespace and" \
+			"its level $1, in:" >&2
+		echo "$output" >&2
+		return 1
+	}
+}
+
+# ---- rootful podman, stock runc + hooks.d -------------------------------------
+
+@test "rootful podman, stock runc + hooks.d: annotations 2 and 1 set the container's level" {
+	podman_requires hook || return 1
+	rootful_run_opts stock
+	run rootful_podman --hooks-dir "$PODMAN_T/hooks.d" run --rm "${RUN_OPTS[@]}" \
+		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
+	assert_status 0
+	assert_probes 2
+
+	run rootful_podman --hooks-dir "$PODMAN_T/hooks.d" run --rm "${RUN_OPTS[@]}" \
+		--annotation "$(annotation 1)" "$PODMAN_IMAGE" sh -c "$PROBES"
+	assert_status 0
+	assert_probes 1
+
+	# Control: the same request without the hooks.d file stays at the
+	# inherited 0, so it was podman's hooks.d that set the levels above.
+	run rootful_podman run --rm "${RUN_OPTS[@]}" \
+		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
+	assert_status 0
+	assert_probes 0
+	assert_rootful_clean
+}
+
+@test "rootful podman, stock runc + hooks.d: without the annotation the hook is not run" {
+	podman_requires hook || return 1
+	rootful_run_opts stock
+	local log="$PODMAN_T/hook-calls.log"
+	: >"$log"
+	run rootful_podman --hooks-dir "$PODMAN_T/hooks-logged.d" run --rm "${RUN_OPTS[@]}" \
+		"$PODMAN_IMAGE" sh -c "$PROBES"
+	assert_status 0
+	assert_probes 0
+	# Another annotation whose key only contains memfd_noexec: the key
+	# pattern is anchored.
+	run rootful_podman --hooks-dir "$PODMAN_T/hooks-logged.d" run --rm "${RUN_OPTS[@]}" \
+		--annotation '"x.memfd_noexec=2"' "$PODMAN_IMAGE" sh -c "$PROBES"
+	assert_status 0
+	assert_probes 0
+	[ ! -s "$log" ] || {
+		echo "the hook ran without the annotation:" >&2
+		cat "$log" >&2
+		return 1
+	}
+	# Control: the logging hook does log, and still sets the level.
+	run rootful_podman --hooks-dir "$PODMAN_T/hooks-logged.d" run --rm "${RUN_OPTS[@]}" \
+		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
+	assert_status 0
+	assert_probes 2
+	[ "$(cat "$log")" = "hook-logger: called with: hook" ] || {
+		echo "expected one call of the hook, the log has:" >&2
+		cat "$log" >&2
+		return 1
+	}
+	assert_rootful_clean
+}
+
+@test "rootful podman, stock runc + hooks.d: a bad value fails podman run, nothing left" {
+	podman_requires hook || return 1
+	rootful_run_opts stock
+	local value
+	for value in 3 two ' 2' $'2\n' ''; do
+		echo "value: $(json_string "$value")" >&2 # shown if this row fails
+		run rootful_podman --hooks-dir "$PODMAN_T/hooks.d" run --rm "${RUN_OPTS[@]}" \
+			--annotation "$(annotation "$value")" "$PODMAN_IMAGE" sh -c "$PROBES"
+		# 126: the OCI runtime failed (runc create, whose hook refused).
+		assert_status 126
+		assert_output_contains "memfd-noexec hook: Refusing annotations[\"memfd_noexec\"] = $(json_string "$value") in $PODMAN_T/rootful/root/"
+		assert_output_contains 'allowed values are "0", "1" or "2"'
+		refute_ran
+		assert_rootful_clean
+	done
+}
+
+# ---- rootful podman, the patched runc --------------------------------------------
+
+@test "rootful podman, patched runc without a hook: annotation 2 gives level 2" {
+	podman_requires patched-runc || return 1
+	rootful_run_opts patched
+	run rootful_podman run --rm "${RUN_OPTS[@]}" \
+		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
+	assert_status 0
+	assert_probes 2
+	# Control: no annotation, the inherited 0.
+	run rootful_podman run --rm "${RUN_OPTS[@]}" "$PODMAN_IMAGE" sh -c "$PROBES"
+	assert_status 0
+	assert_probes 0
+	assert_rootful_clean
+}
+
+# ---- item 3 of issue 14: --pid=container:ID -----------------------------------
+# A container that joins another's PID namespace cannot get a level of its
+# own: it may only be accepted where that namespace already has the
+# requested level or a stricter one, and must never change it.
+
+@test "item 3: joining a PID namespace at 0 with annotation 2 fails, and the namespace stays at 0" {
+	podman_requires hook patched-runc || return 1
+	local rt c join_status join_output
+	local -a hooks
+	for rt in stock patched; do
+		echo "runtime: $rt" >&2 # shown if this row fails
+		rootful_run_opts "$rt"
+		hooks=()
+		[ "$rt" = patched ] || hooks=(--hooks-dir "$PODMAN_T/hooks.d")
+		c=$(rootful_podman "${hooks[@]}" run -d "${RUN_OPTS[@]}" \
+			"$PODMAN_IMAGE" sleep 300)
+		run rootful_podman "${hooks[@]}" run --rm "${RUN_OPTS[@]}" \
+			--pid "container:$c" --annotation "$(annotation 2)" \
+			"$PODMAN_IMAGE" sh -c "$PROBES"
+		join_status=$status join_output=$output
+		# First what matters most: the namespace was not changed.
+		run rootful_podman exec "$c" cat /proc/sys/vm/memfd_noexec
+		assert_status 0
+		[ "$output" = 0 ] || {
+			echo "the joined container's PID namespace now reads '$output'," \
+				"not 0; the joining container said:" >&2
+			echo "$join_output" >&2
+			return 1
+		}
+		status=$join_status output=$join_output
+		assert_failed
+		refute_ran
+		assert_joined_refusal 0
+		rootful_podman rm -f -t 0 "$c" >/dev/null
+	done
+	assert_rootful_clean
+}
+
+@test "item 3: joining a PID namespace at 2 with annotation 2 or 1 is accepted and reads 2" {
+	podman_requires hook patched-runc || return 1
+	local rt c value
+	local -a hooks
+	for rt in stock patched; do
+		rootful_run_opts "$rt"
+		hooks=()
+		[ "$rt" = patched ] || hooks=(--hooks-dir "$PODMAN_T/hooks.d")
+		c=$(rootful_podman "${hooks[@]}" run -d "${RUN_OPTS[@]}" \
+			--annotation "$(annotation 2)" "$PODMAN_IMAGE" sleep 300)
+		run rootful_podman exec "$c" cat /proc/sys/vm/memfd_noexec
+		[ "$output" = 2 ]
+		for value in 2 1; do
+			echo "runtime: $rt, annotation: $value" >&2 # shown if this row fails
+			run rootful_podman "${hooks[@]}" run --rm "${RUN_OPTS[@]}" \
+				--pid "container:$c" --annotation "$(annotation "$value")" \
+				"$PODMAN_IMAGE" sh -c "$PROBES"
+			assert_status 0
+			assert_probes 2
+			run rootful_podman exec "$c" cat /proc/sys/vm/memfd_noexec
+			assert_status 0
+			[ "$output" = 2 ]
+		done
+		rootful_podman rm -f -t 0 "$c" >/dev/null
+	done
+	assert_rootful_clean
+}
+
+# ---- rootless podman ------------------------------------------------------------
+
+@test "rootless podman, stock runc: the container inherits levels 0, 1 and 2 from root's parent namespace" {
+	podman_requires podman-rootless || return 1
+	rootless_run_opts stock
+	local level
+	for level in 0 1 2; do
+		echo "level: $level" >&2 # shown if this row fails
+		run rpodman "$level" run --rm "${RUN_OPTS[@]}" "$PODMAN_IMAGE" \
+			sh -c "cat /proc/self/uid_map; $PROBES"
+		assert_status 0
+		# Rootless: the container's root is $TEST_USER.
+		assert_line_re "^ +0 +$(id -u "$TEST_USER") +1\$"
+		assert_probes "$level"
+	done
+	assert_rootless_clean
+}
+
+@test "rootless podman, patched runc: levels 0, 1 and 2, runc init runs from a sealed clone" {
+	podman_requires podman-rootless patched-runc || return 1
+	rootless_run_opts patched
+	local level method log="$PODMAN_T/rootless/runc-debug.log"
+	for level in 0 1 2; do
+		echo "level: $level" >&2 # shown if this row fails
+		: >"$log"
+		chown "$TEST_USER:" "$log" # runc appends as the user
+		run rpodman "$level" run --rm "${RUN_OPTS[@]}" "$PODMAN_IMAGE" \
+			sh -c "$PROBES"
+		assert_status 0
+		assert_probes "$level"
+		# At 2 no executable memfd can be made: an unlinked file.
+		case "$level" in
+		2) method='tmpfile|mkostemp' ;;
+		*) method=memfd-exec ;;
+		esac
+		assert_line_re "\"msg\":\"nsexec\\[[0-9]+\\]: cloned_binary: using ($method)\"" "$(cat "$log")"
+		assert_line_re '"msg":"nsexec\[[0-9]+\]: cloned_binary: running from sealed clone"' "$(cat "$log")"
+	done
+	assert_rootless_clean
+}
+
+@test "rootless podman, stock runc + hooks.d: annotation 2 at level 0 fails closed, nothing left" {
+	podman_requires podman-rootless hook || return 1
+	rootless_run_opts stock
+	run rpodman 0 --hooks-dir "$PODMAN_T/hooks.d" run --rm "${RUN_OPTS[@]}" \
+		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
+	assert_status 126
+	assert_output_contains 'memfd-noexec hook: Failed to set vm.memfd_noexec=2 in the PID namespace of process '
+	assert_output_contains 'Only global root (euid 0 in the initial user namespace'
+	assert_output_contains 'the parent namespace (0 here)'
+	refute_ran
+	assert_rootless_clean
+	# Control: where root already set 2 above podman, the hook has nothing
+	# to write and the same request is met.
+	run rpodman 2 --hooks-dir "$PODMAN_T/hooks.d" run --rm "${RUN_OPTS[@]}" \
+		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
+	assert_status 0
+	assert_probes 2
+	assert_rootless_clean
+}

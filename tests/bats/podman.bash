@@ -31,7 +31,7 @@ podman_requires() {
 	for r in "$@"; do
 		case "$r" in
 		podman)
-			requires root memfd_noexec || return 1
+			requires root memfd_noexec cmd:jq cmd:busybox || return 1
 			command -v podman >/dev/null ||
 				missing "podman (contrib/install-deps.sh test)" || return 1
 			command -v conmon >/dev/null ||
@@ -148,12 +148,15 @@ write_runc_wrapper() {
 	chmod 0755 "$file"
 }
 
-# write_debug_runc FILE RUNC LOG: a runc for podman that adds --debug and,
-# after each call, appends the log file that podman named (--log, runc's
-# JSON log, where the loader's "cloned_binary: using ..." markers go) to
-# LOG.  It must not exec: the log is complete only when runc has exited.
-write_debug_runc() {
-	cat >"$1" <<EOF
+# write_logging_runc FILE RUNC LOG [ARGS...]: a runc for podman that adds
+# ARGS and, after each call, appends the log file that podman named (--log,
+# runc's JSON log, where nsexec's messages and the loader's markers go) to
+# LOG.  podman itself shows only runc's last error, never nsexec's.  It
+# must not exec: the log is complete only when runc has exited.
+write_logging_runc() {
+	local file="$1" runc="$2" log="$3"
+	shift 3
+	cat >"$file" <<EOF
 #!/bin/sh
 log= prev=
 for a; do
@@ -161,12 +164,12 @@ for a; do
 	case \$a in --log=*) log=\${a#--log=} ;; esac
 	prev=\$a
 done
-$(printf '%q' "$2") --debug "\$@"
+$(printf '%q ' "$runc" "$@")"\$@"
 rc=\$?
-[ -n "\$log" ] && [ -f "\$log" ] && cat "\$log" >>$(printf '%q' "$3")
+[ -n "\$log" ] && [ -f "\$log" ] && cat "\$log" >>$(printf '%q' "$log")
 exit \$rc
 EOF
-	chmod 0755 "$1"
+	chmod 0755 "$file"
 }
 
 # write_hooksd DIR HOOK_PATH: DIR/memfd-noexec.json, the project's
@@ -242,8 +245,8 @@ EOF
 	write_hooksd "$d/hooks-logged.d" "$d/bin/hook-logger"
 	write_runc_wrapper "$d/rootful/stock/runc" "$PODMAN_STOCK_RUNC" \
 		--root "$d/rootful/runc-state"
-	write_runc_wrapper "$d/rootful/patched/runc" "$d/bin/runc" \
-		--root "$d/rootful/runc-state"
+	write_logging_runc "$d/rootful/patched/runc" "$d/bin/runc" \
+		"$d/rootful/patched-runc.log" --root "$d/rootful/runc-state"
 	write_containers_conf "$d/rootful/containers.conf" \
 		"$d/rootful/stock/runc" rootful
 	write_storage_conf "$d/rootful"
@@ -259,8 +262,8 @@ EOF
 	# Rootless runc keeps its state in $XDG_RUNTIME_DIR/runc, so stock runc
 	# needs no wrapper; the patched one gets --debug.
 	mkdir -p "$d/rootless-bin/patched-debug"
-	write_debug_runc "$d/rootless-bin/patched-debug/runc" "$d/bin/runc" \
-		"$d/rootless/runc-debug.log"
+	write_logging_runc "$d/rootless-bin/patched-debug/runc" "$d/bin/runc" \
+		"$d/rootless/runc-debug.log" --debug
 	write_containers_conf "$d/rootless/containers.conf" "$PODMAN_STOCK_RUNC"
 	write_storage_conf "$d/rootless"
 	chmod -R a+rX "$d/rootless-bin"

@@ -30,6 +30,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "json_writer.h"
 #include "macro.h"
 #include "nsexec.h"
@@ -138,6 +139,8 @@ static void usage_main(FILE *f)
 		"  hook                          OCI hook (prestart/createRuntime):\n"
 		"                                applies the bundle's memfd_noexec\n"
 		"                                annotation; OCI state on stdin\n"
+		"  audit [--json] [--pid N | --container-pid N | --all]\n"
+		"                                what levels 1 and 2 would break\n"
 		"\n"
 		"Run '%s COMMAND --help' for a command's options.\n",
 		prog, prog, prog);
@@ -552,6 +555,7 @@ int main(int argc, char *argv[])
 		{"status", cmd_status},
 		{"run", cmd_run},
 		{"hook", cmd_hook},
+		{"audit", nsexec_audit_main},
 	};
 
 	if (argc < 2) {

@@ -1372,9 +1372,11 @@ static void level_text(int level, char *buf, size_t size)
 			 strerror(-level));
 }
 
+/* --all lists processes with an executable memfd and counts the rest; a
+ * --pid or --container-pid audit lists every process. */
 static bool listed(const struct audit *a, const struct proc *p)
 {
-	return a->scope == SCOPE_PID || p->exe_memfd || p->n_maps > 0;
+	return a->scope != SCOPE_ALL || p->exe_memfd || p->n_maps > 0;
 }
 
 /* ---- text report ------------------------------------------------------------
@@ -1410,7 +1412,7 @@ static void print_proc(const struct audit *a, const struct proc *p,
 	printf("    why: %s\n", p->j.reason);
 	if (p->exe_memfd)
 		print_memfd("exe", p->exe, &p->exe_m);
-	else if (a->scope == SCOPE_PID)
+	else if (a->scope != SCOPE_ALL)
 		printf("    exe %s\n", p->exe);
 	for (size_t i = 0; i < p->n_maps; i++) {
 		const struct xmap *x = &p->maps[i];

@@ -223,6 +223,7 @@ static int level_in(int fd, bool ours)
 {
 	_cleanup_close_ int user_fd = -EBADF;
 	struct nsexec_report rep = {};
+	struct nsexec_ns_id id;
 	char how[96];
 	int r;
 
@@ -230,8 +231,11 @@ static int level_in(int fd, bool ours)
 		return mt_memfd_noexec_read();
 	if (fd < 0)
 		return -EOPNOTSUPP;
+	r = nsexec_ns_id_of_fd(fd, &id);
+	if (r < 0)
+		return r;
 	user_fd = ioctl(fd, NS_GET_USERNS);
-	r = nsexec_in_pidns(fd, user_fd, -1, NULL, NULL, 0, &rep, how,
+	r = nsexec_in_pidns(fd, user_fd, -1, &id, NULL, 0, &rep, how,
 			    sizeof(how));
 	if (r < 0)
 		return r;
@@ -527,6 +531,11 @@ static int raise_created(const struct target *t, int level,
 		.ino = (unsigned long)t->id.ino,
 	};
 	return 0;
+}
+
+int nsexec_read_memfd_noexec(int ns_fd)
+{
+	return level_in(ns_fd, false);
 }
 
 int nsexec_apply_memfd_noexec(pid_t target, const struct nsexec_request *req,

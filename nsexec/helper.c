@@ -74,6 +74,14 @@ _noreturn_ static void worker(int fd, const struct job *j)
 		r = nsexec_guard_active_pidns(j->want, j->forbidden, j->n);
 		if (r < 0)
 			report_exit(fd, &rep, NSEXEC_STAGE_GUARD, -r);
+	} else if (j->want) {
+		struct nsexec_ns_id self;
+
+		/* Reading: only check that we landed where we meant to. */
+		r = nsexec_ns_id_self(&self);
+		if (r < 0 || !nsexec_ns_id_equal(&self, j->want))
+			report_exit(fd, &rep, NSEXEC_STAGE_GUARD,
+				    r < 0 ? -r : EPROTO);
 	}
 	r = mt_memfd_noexec_read();
 	if (r < 0)

@@ -40,10 +40,10 @@ struct nsexec_report {
  * Runs a worker in the PID namespace at ns_fd (a namespace fd, or a pidfd:
  * 5.8+ joins that process's active PID namespace) and fills *ret.
  *
- * level < 0: the worker only reads.  When joining the PID namespace is
- * refused (EPERM: setns() also wants CAP_SYS_ADMIN in the caller's own
- * user namespace, which a rootless caller lacks) and user_fd is the user
- * namespace that owns it (>= 0), the helper joins that first, as its
+ * level < 0: the worker only reads (in want, if not NULL).  When joining the
+ * PID namespace is refused (EPERM: setns() also wants CAP_SYS_ADMIN in the
+ * caller's own user namespace, which a rootless caller lacks) and user_fd is
+ * the user namespace that owns it (>= 0), the helper joins that first, as its
  * owner may, and then the PID namespace.  Writing never does this: the
  * write needs the caller's own credentials.  level 0..2: before writing
  * anything, it checks that it is in want (if not NULL) and in none of the n

@@ -32,6 +32,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "audit.h"
 #include "fd-util.h"
 #include "kernel-features.h"
 #include "json_writer.h"
@@ -162,6 +163,8 @@ static void usage_main(FILE *f)
 		"  hook                          OCI hook (prestart/createRuntime):\n"
 		"                                applies the container's memfd_noexec\n"
 		"                                annotation; OCI state on stdin\n"
+		"  audit [--json] [--pid N | --container-pid N | --all]\n"
+		"                                what levels 1 and 2 would break\n"
 		"\n"
 		"Run '%s COMMAND --help' for a command's options.\n",
 		prog, prog, prog);
@@ -629,6 +632,7 @@ int main(int argc, char *argv[])
 		{"status", cmd_status},
 		{"run", cmd_run},
 		{"hook", cmd_hook},
+		{"audit", nsexec_audit_main},
 	};
 
 	if (argc < 2) {
@@ -653,7 +657,7 @@ int main(int argc, char *argv[])
 		return commands[i].fn(argc - 1, argv + 1);
 	}
 	die(EXIT_USAGE,
-	    "unknown command '%s': allowed are status, run, hook (or --help, "
-	    "--version)",
+	    "unknown command '%s': allowed are status, run, hook, audit (or "
+	    "--help, --version)",
 	    argv[1]);
 }

@@ -94,4 +94,12 @@ struct nsexec_result {
 int nsexec_apply_memfd_noexec(pid_t target, const struct nsexec_request *req,
 			      struct nsexec_result *ret, struct mt_error **err);
 
+/*
+ * The effective vm.memfd_noexec of the PID namespace open at ns_fd, read
+ * from inside it (which needs CAP_SYS_ADMIN over its owner, or being that
+ * owner).  Never writes.  Returns 0, 1 or 2, or -errno: -EPERM when it may
+ * not be entered, -ENOENT without the sysctl.
+ */
+int nsexec_read_memfd_noexec(int ns_fd);
+
 #endif

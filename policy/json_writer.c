@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -12,7 +13,8 @@
 struct policy_json_writer {
 	yajl_gen g;
 	unsigned depth;
-	bool done; /* a complete top-level value was written */
+	uint64_t arrays; /* bit d-1 set: the container at depth d is an array */
+	bool done;	 /* a complete top-level value was written */
 	int r;
 };
 
@@ -70,14 +72,22 @@ void policy_json_writer_freep(struct policy_json_writer **w)
 	policy_json_writer_free(*w);
 }
 
-/* Writes the key (inside an object) or checks that there is none. */
+#define MAX_DEPTH 64 /* bits in .arrays */
+
+static bool in_array(const struct policy_json_writer *w)
+{
+	return w->depth > 0 && (w->arrays >> (w->depth - 1)) & 1;
+}
+
+/* Writes the key (inside an object) or checks that there is none (at the
+ * top level and inside an array). */
 static int put_key(struct policy_json_writer *w, const char *key)
 {
 	if (!w)
 		return -EINVAL;
 	if (w->r < 0)
 		return w->r;
-	if (w->done || (w->depth > 0) != (key != NULL)) {
+	if (w->done || (w->depth > 0 && !in_array(w)) != (key != NULL)) {
 		w->r = -EINVAL;
 		return w->r;
 	}
@@ -94,20 +104,30 @@ static int value_written(struct policy_json_writer *w, int r)
 	return r;
 }
 
-int policy_json_writer_open_object(struct policy_json_writer *w,
-				   const char *key)
+static int open_container(struct policy_json_writer *w, const char *key,
+			  bool array)
 {
 	int r = put_key(w, key);
 
 	if (r < 0)
 		return r;
-	r = check(w, yajl_gen_map_open(w->g));
-	if (r >= 0)
-		w->depth++;
+	if (w->depth >= MAX_DEPTH) {
+		w->r = -EINVAL;
+		return w->r;
+	}
+	r = check(w,
+		  array ? yajl_gen_array_open(w->g) : yajl_gen_map_open(w->g));
+	if (r < 0)
+		return r;
+	if (array)
+		w->arrays |= UINT64_C(1) << w->depth;
+	else
+		w->arrays &= ~(UINT64_C(1) << w->depth);
+	w->depth++;
 	return r;
 }
 
-int policy_json_writer_close_object(struct policy_json_writer *w)
+static int close_container(struct policy_json_writer *w, bool array)
 {
 	int r;
 
@@ -115,14 +135,36 @@ int policy_json_writer_close_object(struct policy_json_writer *w)
 		return -EINVAL;
 	if (w->r < 0)
 		return w->r;
-	if (w->depth == 0) {
+	if (w->depth == 0 || in_array(w) != array) {
 		w->r = -EINVAL;
 		return w->r;
 	}
-	r = check(w, yajl_gen_map_close(w->g));
+	r = check(w, array ? yajl_gen_array_close(w->g)
+			   : yajl_gen_map_close(w->g));
 	if (r >= 0)
 		w->depth--;
 	return value_written(w, r);
+}
+
+int policy_json_writer_open_object(struct policy_json_writer *w,
+				   const char *key)
+{
+	return open_container(w, key, false);
+}
+
+int policy_json_writer_close_object(struct policy_json_writer *w)
+{
+	return close_container(w, false);
+}
+
+int policy_json_writer_open_array(struct policy_json_writer *w, const char *key)
+{
+	return open_container(w, key, true);
+}
+
+int policy_json_writer_close_array(struct policy_json_writer *w)
+{
+	return close_container(w, true);
 }
 
 int policy_json_writer_add_string(struct policy_json_writer *w, const char *key,

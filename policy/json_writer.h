@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * policy_json_writer: builds a small JSON document (objects of scalars),
- * so that tools can print JSON without using the JSON library themselves.
+ * policy_json_writer: builds a small JSON document (objects and arrays of
+ * scalars, nested up to 64 deep), so that tools can print JSON without
+ * using the JSON library themselves.
  *
  *   struct policy_json_writer *w;
  *   policy_json_writer_new(&w);
@@ -12,9 +13,10 @@
  *
  * Errors are sticky: once a call fails, every later call (and finish)
  * returns the same -errno.  Errors: -ENOMEM; -EINVAL for a call out of
- * place (a value without a key inside an object, a key at the top level,
- * unbalanced objects, a second top-level value); -EILSEQ for a string that
- * is not valid UTF-8.
+ * place (a value without a key inside an object, a key at the top level or
+ * inside an array, unbalanced or mismatched objects and arrays, nesting
+ * deeper than 64, a second top-level value); -EILSEQ for a string that is
+ * not valid UTF-8.
  */
 #ifndef POLICY_JSON_WRITER_H
 #define POLICY_JSON_WRITER_H
@@ -28,10 +30,15 @@ int policy_json_writer_new(struct policy_json_writer **ret);
 void policy_json_writer_free(struct policy_json_writer *w);
 void policy_json_writer_freep(struct policy_json_writer **w);
 
-/* key is NULL for the top-level object (or a value inside an array). */
+/* key is NULL for the top-level object and inside an array; the add_*
+ * functions below take a NULL key inside an array too. */
 int policy_json_writer_open_object(struct policy_json_writer *w,
 				   const char *key);
 int policy_json_writer_close_object(struct policy_json_writer *w);
+/* key is NULL at the top level and inside an array. */
+int policy_json_writer_open_array(struct policy_json_writer *w,
+				  const char *key);
+int policy_json_writer_close_array(struct policy_json_writer *w);
 int policy_json_writer_add_string(struct policy_json_writer *w, const char *key,
 				  const char *value);
 int policy_json_writer_add_int(struct policy_json_writer *w, const char *key,

@@ -10,6 +10,7 @@
  * few KiB: the loader checks the copy's size, so the payload must fit
  * inside the program it replaces; evilfs pads it with zeros.
  */
+#define _GNU_SOURCE
 #include <asm/unistd.h>
 #include <fcntl.h>
 

@@ -25,6 +25,7 @@
  */
 #define FUSE_USE_VERSION 34
 
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <fuse_lowlevel.h>

@@ -933,6 +933,45 @@ static void case_writer_misuse(void)
 	policy_json_writer_free(NULL);
 }
 
+static void case_writer_arrays(void)
+{
+	_cleanup_(policy_json_writer_freep) struct policy_json_writer *w = NULL;
+	struct policy_json_writer *bad = NULL;
+	_cleanup_free_ char *text = NULL;
+	const char *want = "{\"a\":[1,\"x\",{\"k\":[]},null]}";
+
+	if (policy_json_writer_new(&w) < 0 ||
+	    policy_json_writer_open_object(w, NULL) < 0 ||
+	    policy_json_writer_open_array(w, "a") < 0 ||
+	    policy_json_writer_add_int(w, NULL, 1) < 0 ||
+	    policy_json_writer_add_string(w, NULL, "x") < 0 ||
+	    policy_json_writer_open_object(w, NULL) < 0 ||
+	    policy_json_writer_open_array(w, "k") < 0 ||
+	    policy_json_writer_close_array(w) < 0 ||
+	    policy_json_writer_close_object(w) < 0 ||
+	    policy_json_writer_add_null(w, NULL) < 0 ||
+	    policy_json_writer_close_array(w) < 0 ||
+	    policy_json_writer_close_object(w) < 0 ||
+	    policy_json_writer_finish(w, &text) < 0)
+		die("writer with arrays failed");
+	if (strcmp(text, want) != 0)
+		die("wrote %s, expected %s", text, want);
+
+	/* A key inside an array, and a mismatched close, are refused. */
+	if (policy_json_writer_new(&bad) < 0 ||
+	    policy_json_writer_open_array(bad, NULL) < 0)
+		die("writer failed");
+	if (policy_json_writer_add_int(bad, "k", 1) != -EINVAL)
+		die("key inside an array accepted");
+	policy_json_writer_free(bad);
+	if (policy_json_writer_new(&bad) < 0 ||
+	    policy_json_writer_open_array(bad, NULL) < 0)
+		die("writer failed");
+	if (policy_json_writer_close_object(bad) != -EINVAL)
+		die("array closed as an object");
+	policy_json_writer_free(bad);
+}
+
 struct func_case {
 	const char *name;
 	void (*fn)(void);
@@ -949,6 +988,7 @@ static const struct func_case func_cases[] = {
 	{"read_fd_limit", case_read_fd_limit},
 	{"writer", case_writer},
 	{"writer_misuse", case_writer_misuse},
+	{"writer_arrays", case_writer_arrays},
 };
 
 /* ---- driver ------------------------------------------------------------- */

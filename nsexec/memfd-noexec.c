@@ -5,6 +5,7 @@
  *   memfd-noexec status [--json] [--no-probe]
  *   memfd-noexec run --level N [--] CMD [ARG...]
  *   memfd-noexec hook
+ *   memfd-noexec check --runtime PATH [--json]
  *   memfd-noexec --help | --version
  *
  * Exit status: 0 success; 1 failure (status, hook); 2 bad usage; for run,
@@ -30,6 +31,7 @@
 #include <sched.h>
 #include <unistd.h>
 
+#include "check_runtime.h"
 #include "json_writer.h"
 #include "macro.h"
 #include "nsexec.h"
@@ -138,6 +140,8 @@ static void usage_main(FILE *f)
 		"  hook                          OCI hook (prestart/createRuntime):\n"
 		"                                applies the bundle's memfd_noexec\n"
 		"                                annotation; OCI state on stdin\n"
+		"  check --runtime PATH [--json] does that runtime honour the\n"
+		"                                annotation? (runs test containers)\n"
 		"\n"
 		"Run '%s COMMAND --help' for a command's options.\n",
 		prog, prog, prog);
@@ -552,6 +556,7 @@ int main(int argc, char *argv[])
 		{"status", cmd_status},
 		{"run", cmd_run},
 		{"hook", cmd_hook},
+		{"check", nsexec_cmd_check},
 	};
 
 	if (argc < 2) {
@@ -577,7 +582,7 @@ int main(int argc, char *argv[])
 	}
 	command = NULL;
 	die(EXIT_USAGE,
-	    "unknown command '%s': allowed are status, run, hook "
+	    "unknown command '%s': allowed are status, run, hook, check "
 	    "(or --help, --version)",
 	    argv[1]);
 }

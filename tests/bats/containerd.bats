@@ -73,7 +73,7 @@ teardown_file() {
 
 setup() {
 	requires_daemon containerd || return 1
-	[ -n "${DAEMON_DIR:-}" ] && kill -0 "$(daemon_pid containerd)" 2>/dev/null || {
+	[ -n "${DAEMON_DIR:-}" ] && daemon_pid containerd >/dev/null || {
 		echo "containerd is not running (setup_file failed?)" >&2
 		[ -z "${DAEMON_DIR:-}" ] || tail -30 "$DAEMON_DIR/containerd.log" >&2
 		return 1
@@ -84,7 +84,7 @@ setup() {
 }
 
 teardown() {
-	if [ -n "${DAEMON_DIR:-}" ] && kill -0 "$(daemon_pid containerd)" 2>/dev/null; then
+	if [ -n "${DAEMON_DIR:-}" ] && daemon_pid containerd >/dev/null; then
 		remove_all_containers
 		# A test that raised containerd's namespace puts it back.
 		[ "$(daemon_level containerd)" = 0 ] || daemon_set_level containerd 0
@@ -113,7 +113,7 @@ ctr_run() {
 }
 
 remove_all_containers() {
-	kill -0 "$(daemon_pid containerd)" 2>/dev/null || return 0
+	daemon_pid containerd >/dev/null || return 0
 	local c
 	for c in $(ctr_ containers ls -q 2>/dev/null); do
 		ctr_ tasks kill -s SIGKILL "$c" >/dev/null 2>&1

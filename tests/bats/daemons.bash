@@ -68,8 +68,9 @@ host_paths_snapshot() {
 
 # daemon_start NAME LEVEL CMD...: CMD as PID 1 of a new PID namespace at
 # vm.memfd_noexec=LEVEL (see above); its output goes to $DAEMON_DIR/NAME.log.
-# Sets and records the daemon's host PID in $DAEMON_DIR/NAME.pid, and
-# unshare's in $DAEMON_DIR/NAME.unshare-pid.
+# Records the daemon's host PID in $DAEMON_DIR/NAME.host-pid, and
+# unshare's in $DAEMON_DIR/NAME.unshare-pid (never name a daemon's own
+# --pidfile like these: it holds 1).
 daemon_start() {
 	local name="$1" level="$2" upid hpid i
 	shift 2
@@ -92,12 +93,21 @@ daemon_start() {
 		cat "$DAEMON_DIR/$name.log" >&2
 		return 1
 	}
-	echo "$hpid" >"$DAEMON_DIR/$name.pid"
+	echo "$hpid" >"$DAEMON_DIR/$name.host-pid"
 }
 
-# daemon_pid NAME: the daemon's PID as the host sees it.
+# daemon_pid NAME: the daemon's PID as the host sees it, after checking
+# that it is still the child of the unshare that daemon_start ran (so that
+# a stale or wrong file can never make us signal another process, or
+# init).  Prints nothing and fails otherwise.
 daemon_pid() {
-	cat "$DAEMON_DIR/$1.pid" 2>/dev/null
+	local hpid upid ppid
+	hpid=$(cat "$DAEMON_DIR/$1.host-pid" 2>/dev/null) || return 1
+	upid=$(cat "$DAEMON_DIR/$1.unshare-pid" 2>/dev/null) || return 1
+	[ -n "$hpid" ] && [ "$hpid" -gt 1 ] && [ -n "$upid" ] || return 1
+	ppid=$(awk '{ print $4 }' "/proc/$hpid/stat" 2>/dev/null) || return 1
+	[ "$ppid" = "$upid" ] || return 1
+	echo "$hpid"
 }
 
 # daemon_wait NAME CMD...: waits (10 s at most) until CMD succeeds.
@@ -106,7 +116,7 @@ daemon_wait() {
 	shift
 	for i in $(seq 200); do
 		"$@" >/dev/null 2>&1 && return 0
-		kill -0 "$(daemon_pid "$name")" 2>/dev/null || break
+		daemon_pid "$name" >/dev/null || break
 		sleep 0.05
 	done
 	echo "daemon_wait: $name is not answering; its log ends:" >&2
@@ -120,7 +130,7 @@ daemon_wait() {
 # host's level (hierarchy kernels); ratchet kernels refuse it.
 daemon_set_level() {
 	local hpid want
-	hpid=$(daemon_pid "$1")
+	hpid=$(daemon_pid "$1") || return 1
 	want=$(readlink "/proc/$hpid/ns/pid") || return 1
 	if [ -z "$want" ] || [ "$want" = "$(readlink /proc/1/ns/pid)" ] ||
 		[ "$want" = "$(readlink /proc/self/ns/pid)" ]; then
@@ -134,20 +144,26 @@ daemon_set_level() {
 
 # daemon_level NAME: what the daemon's namespace reads.
 daemon_level() {
-	nsenter --target "$(daemon_pid "$1")" --pid -- cat /proc/sys/vm/memfd_noexec
+	local hpid
+	hpid=$(daemon_pid "$1") || return 1
+	nsenter --target "$hpid" --pid -- cat /proc/sys/vm/memfd_noexec
 }
 
 # daemon_stop NAME: SIGTERM by host PID, then SIGKILL after 20 s; waits
 # for unshare (and so the namespace) to go.  Idempotent.
 daemon_stop() {
 	local name="$1" hpid upid i
-	hpid=$(daemon_pid "$name")
+	hpid=$(daemon_pid "$name") || hpid=
 	upid=$(cat "$DAEMON_DIR/$name.unshare-pid" 2>/dev/null)
-	[ -n "$upid" ] || return 0
+	[ -n "$upid" ] && [ "$upid" -gt 1 ] || return 0
+	# unshare ignores SIGTERM; its child, the daemon, gets it.
 	[ -z "$hpid" ] || kill -TERM "$hpid" 2>/dev/null || true
 	for i in $(seq 400); do
 		kill -0 "$upid" 2>/dev/null || break
-		[ "$i" -ne 300 ] || kill -KILL "$hpid" "$upid" 2>/dev/null
+		if [ "$i" -eq 300 ]; then
+			[ -z "$hpid" ] || kill -KILL "$hpid" 2>/dev/null
+			kill -KILL "$upid" 2>/dev/null
+		fi
 		sleep 0.05
 	done
 	wait "$upid" 2>/dev/null || true
@@ -160,7 +176,8 @@ daemon_stop() {
 # before.
 assert_nothing_left() {
 	local name="$1" cg="$2" left p
-	for p in "$(daemon_pid "$name")" "$(cat "$DAEMON_DIR/$name.unshare-pid" 2>/dev/null)"; do
+	for p in "$(cat "$DAEMON_DIR/$name.host-pid" 2>/dev/null)" \
+		"$(cat "$DAEMON_DIR/$name.unshare-pid" 2>/dev/null)"; do
 		[ -n "$p" ] || continue
 		if kill -0 "$p" 2>/dev/null; then
 			echo "still running: $(ps -o pid=,args= -p "$p")" >&2

@@ -9,8 +9,12 @@ build=(gcc make cmake pkg-config libc6-dev libcap-dev libseccomp-dev
 	libyajl-dev util-linux)
 demo=("${build[@]}" busybox-static golang-go
 	golang-github-opencontainers-runc-dev uidmap jq patch runc)
+# containerd and docker.io for the daemon suites (docker.io brings its
+# own dependencies, e.g. tini and iptables), curl for Docker's Engine API,
+# crun for `memfd-noexec check`, python3-yaml to check the manifests.
 test=("${demo[@]}" bats cpio qemu-system-x86 runc clang-format
-	libclang-rt-14-dev clang python3)
+	libclang-rt-14-dev clang python3 containerd docker.io curl crun
+	python3-yaml)
 
 case "${1:-test}" in
 build) pkgs=("${build[@]}") ;;

@@ -87,7 +87,7 @@ teardown() {
 	if [ -n "${DAEMON_DIR:-}" ] && daemon_pid containerd >/dev/null; then
 		remove_all_containers
 		# A test that raised containerd's namespace puts it back.
-		[ "$(daemon_level containerd)" = 0 ] || daemon_set_level containerd 0
+		[ -z "${DAEMON_LEVEL_MOVED:-}" ] || daemon_set_level containerd 0
 	fi
 	[ "$(host_level)" = "${HOST_LEVEL_BEFORE:-$(host_level)}" ]
 }
@@ -319,6 +319,49 @@ start_pid_owner() {
 	assert_output_contains 'annotation "2": ran at level 0 (MFD_EXEC: ok)'
 	assert_output_contains 'verdict: ignores'
 	assert_output_contains "WARNING: $STOCK_RUNC IGNORES the memfd_noexec annotation: containers that ask for it run UNPROTECTED"
+}
+
+@test "memfd-noexec check: Debian's crun ignores it too (rootfs bind of / works with crun)" {
+	need_pkg crun
+	[ -x /usr/bin/crun ] || missing "Debian's crun at /usr/bin/crun" || return 1
+	run "$MEMFD_NOEXEC" check --runtime /usr/bin/crun
+	assert_status 1
+	assert_output_contains 'annotation "2": ran at level 0 (MFD_EXEC: ok)'
+	assert_output_contains 'verdict: ignores'
+}
+
+@test "memfd-noexec check: a runtime that fails the annotation refuses; one that runs nothing cannot tell" {
+	local fake="$DAEMON_DIR/fake-runtime-$ID"
+	# Refuses any bundle with the annotation; otherwise runs the process
+	# directly (no container at all: the check's own throwaway namespace).
+	cat >"$fake" <<-'EOF'
+		#!/bin/bash
+		b= cmd=
+		while [ $# -gt 0 ]; do
+			case "$1" in
+			--bundle) b=$2; shift ;;
+			run | delete) cmd=$1 ;;
+			esac
+			shift
+		done
+		[ "$cmd" = run ] || exit 0
+		if jq -e '.annotations.memfd_noexec' "$b/config.json" >/dev/null; then
+			echo "fake-runtime: I do not know memfd_noexec" >&2
+			exit 1
+		fi
+		mapfile -t args < <(jq -r '.process.args[]' "$b/config.json")
+		exec "${args[@]}"
+	EOF
+	chmod 755 "$fake"
+	run "$MEMFD_NOEXEC" check --runtime "$fake"
+	assert_status 1
+	assert_output_contains 'annotation "2": failed (exit status 1): fake-runtime: I do not know memfd_noexec'
+	assert_output_contains 'no annotation: ran at level 0'
+	assert_output_contains 'verdict: refuses'
+	run "$MEMFD_NOEXEC" check --runtime /bin/true --json
+	assert_status 1
+	jq -e '.verdict == "cannot-tell" and .annotation_2.ran == false and
+		.control.ran == false' <<<"$output" >/dev/null
 }
 
 @test "memfd-noexec check: a missing runtime, a bare name and a level already at 2" {

@@ -28,18 +28,19 @@ LOADER_METHODS_AT_2='overlay|tmpfile|mkostemp'
 # and the patched runc; a missing piece skips, or fails under CI=true.
 requires_daemon() {
 	requires root memfd_noexec runc || return 1
+	local -a bins pkgs
 	case "$1" in
 	containerd)
-		need_pkg containerd jq busybox-static
-		command -v containerd >/dev/null && command -v ctr >/dev/null ||
-			missing "containerd and ctr (Debian's containerd)" || return 1
-		;;
+		bins=(containerd ctr jq busybox)
+		pkgs=(containerd jq busybox-static) ;;
 	docker)
-		need_pkg docker.io curl jq busybox-static
-		[ -x /usr/sbin/dockerd ] && command -v curl >/dev/null ||
-			missing "dockerd (Debian's docker.io) and curl" || return 1
-		;;
+		bins=(dockerd containerd curl jq busybox)
+		pkgs=(docker.io containerd curl jq busybox-static) ;;
 	esac
+	# dpkg is slow: only when something is missing.
+	command -v "${bins[@]}" >/dev/null 2>&1 || need_pkg "${pkgs[@]}"
+	command -v "${bins[@]}" >/dev/null 2>&1 ||
+		missing "${bins[*]} (Debian's ${pkgs[*]})" || return 1
 	[ -x "$STOCK_RUNC" ] || missing "Debian's runc at $STOCK_RUNC" || return 1
 	[ -x "$MEMFD_NOEXEC" ] || missing "memfd-noexec at $MEMFD_NOEXEC" || return 1
 }
@@ -137,6 +138,8 @@ daemon_set_level() {
 		echo "daemon_set_level: refusing: $1 (PID $hpid) is not in a child PID namespace" >&2
 		return 1
 	fi
+	# For teardown: this test moved the daemon's level.
+	DAEMON_LEVEL_MOVED=1
 	nsenter --target "$hpid" --pid -- sh -c \
 		'[ "$(readlink /proc/self/ns/pid)" = "$0" ] || exit 125
 		echo "$1" > /proc/sys/vm/memfd_noexec' "$want" "$2"

@@ -91,7 +91,7 @@ setup() {
 teardown() {
 	if [ -n "${DAEMON_DIR:-}" ] && daemon_pid dockerd >/dev/null; then
 		remove_all_containers
-		[ "$(daemon_level dockerd)" = 0 ] || daemon_set_level dockerd 0
+		[ -z "${DAEMON_LEVEL_MOVED:-}" ] || daemon_set_level dockerd 0
 	fi
 	[ "$(host_level)" = "${HOST_LEVEL_BEFORE:-$(host_level)}" ]
 }

@@ -21,10 +21,12 @@
  * namespace and a fresh /proc, so even a runtime that wrote the sysctl in
  * its own namespace would change only that throwaway one, never the
  * caller's or the host's; the container gets a PID namespace of its own
- * below it.  Everything lives in a private directory under /run (or /tmp)
- * that is removed afterwards, and the container is deleted with the
- * runtime's own `delete -f` inside the same namespace (where its PIDs mean
- * what the runtime's state says).
+ * below it.  After each run the throwaway namespace's own level is read
+ * back: a runtime that changed it (and so would change the host's when
+ * run there) is reported as a danger, never as honouring.  Everything lives in
+ * a private directory under /run (or /tmp) that is removed afterwards, and the
+ * container is deleted with the runtime's own `delete -f` inside the same
+ * namespace (where its PIDs mean what the runtime's state says).
  *
  * The rootfs.  The container runs this very program (`check --inside`),
  * so it needs no image.  A root.path of "/" does not work: runc 1.1.5
@@ -350,6 +352,7 @@ struct run_report {
 	int status;	   /* wait status of `runtime run` */
 	bool timed_out;	   /* `runtime run` was killed after the timeout */
 	bool delete_clean; /* `runtime delete -f` exited 0 */
+	int level_after;   /* the throwaway namespace's level afterwards */
 };
 
 /* One container's outcome, as the caller sees it. */
@@ -501,6 +504,9 @@ static void namespace_run(const struct check_ctx *c, const sigset_t *mask,
 	if (pid > 0 && wait_deadline(pid, DELETE_TIMEOUT_MS, &status) == 0)
 		rep->delete_clean =
 			WIFEXITED(status) && WEXITSTATUS(status) == 0;
+	/* The runtime's own namespace: a runtime that wrote the sysctl
+	 * there would write the host's when run on the host. */
+	rep->level_after = nsexec_read_level();
 }
 
 /* PID 1 of the throwaway PID namespace: sets up the mounts, runs the
@@ -738,6 +744,19 @@ static const char *msg_or(const struct run_result *r)
 	return r->message ? r->message : "(it printed nothing on stderr)";
 }
 
+static int changed_own_level(const struct check_ctx *c, struct check_outcome *o,
+			     const struct run_result *r)
+{
+	return set_verdict(o, VERDICT_CANNOT_TELL,
+			   "DANGER: with the annotation \"%s\" the runtime "
+			   "changed vm.memfd_noexec of the PID namespace it "
+			   "runs in (from %d to %d): started on the host, it "
+			   "would change the host's level.  (The check ran it "
+			   "in a throwaway namespace: nothing here changed.)",
+			   r->annotation ? r->annotation : "", c->level_here,
+			   r->rep.level_after);
+}
+
 /*
  * Runs the containers and decides.  Returns 0 with a verdict in *o, or
  * -errno when the check itself failed (message printed).
@@ -754,11 +773,15 @@ static int decide(struct check_ctx *c, const sigset_t *mask,
 	r = run_one(c, "2", mask, two, &what);
 	if (r < 0)
 		goto failed;
+	if (two->rep.level_after != c->level_here)
+		return changed_own_level(c, o, two);
 
 	if (two->ran && two->level == 2) {
 		r = run_one(c, "3", mask, three, &what);
 		if (r < 0)
 			goto failed;
+		if (three->rep.level_after != c->level_here)
+			return changed_own_level(c, o, three);
 		if (three->ran)
 			return set_verdict(
 				o, VERDICT_IGNORES,

@@ -364,6 +364,34 @@ start_pid_owner() {
 		.control.ran == false' <<<"$output" >/dev/null
 }
 
+@test "memfd-noexec check: a runtime that sets its own namespace's level is caught, and the host stays put" {
+	local evil="$DAEMON_DIR/evil-runtime-$ID"
+	# Writes the requested level where it runs, then runs the process
+	# there: on a host, that would be the host's namespace.
+	cat >"$evil" <<-'EOF'
+		#!/bin/bash
+		b= cmd=
+		while [ $# -gt 0 ]; do
+			case "$1" in
+			--bundle) b=$2; shift ;;
+			run | delete) cmd=$1 ;;
+			esac
+			shift
+		done
+		[ "$cmd" = run ] || exit 0
+		v=$(jq -r '.annotations.memfd_noexec // empty' "$b/config.json")
+		[ -z "$v" ] || echo "$v" >/proc/sys/vm/memfd_noexec
+		mapfile -t args < <(jq -r '.process.args[]' "$b/config.json")
+		exec "${args[@]}"
+	EOF
+	chmod 755 "$evil"
+	run "$MEMFD_NOEXEC" check --runtime "$evil"
+	assert_status 1
+	assert_output_contains 'verdict: cannot-tell'
+	assert_output_contains 'DANGER: with the annotation "2" the runtime changed vm.memfd_noexec of the PID namespace it runs in (from 0 to 2)'
+	[ "$(host_level)" = "$HOST_LEVEL_BEFORE" ]
+}
+
 @test "memfd-noexec check: a missing runtime, a bare name and a level already at 2" {
 	run "$MEMFD_NOEXEC" check --runtime /nonexistent/runc
 	assert_status 2

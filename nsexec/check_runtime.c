@@ -23,10 +23,11 @@
  * caller's or the host's; the container gets a PID namespace of its own
  * below it.  After each run the throwaway namespace's own level is read
  * back: a runtime that changed it (and so would change the host's when
- * run there) is reported as a danger, never as honouring.  Everything lives in
- * a private directory under /run (or /tmp) that is removed afterwards, and the
- * container is deleted with the runtime's own `delete -f` inside the same
- * namespace (where its PIDs mean what the runtime's state says).
+ * run there) is reported as a danger, never as honouring.  Everything
+ * lives in a private directory under /run (or /tmp) that is removed
+ * afterwards, and the container is deleted with the runtime's own
+ * `delete -f` inside the same namespace (where its PIDs mean what the
+ * runtime's state says).
  *
  * The rootfs.  The container runs this very program (`check --inside`),
  * so it needs no image.  A root.path of "/" does not work: runc 1.1.5

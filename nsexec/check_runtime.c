@@ -141,6 +141,13 @@ static int check_inside(void)
 	_cleanup_close_ int fd = -EBADF;
 	int level = nsexec_read_level();
 
+	if (level < 0) {
+		/* No report: the caller shows this line as the reason. */
+		check_err("Failed to read vm.memfd_noexec inside the test "
+			  "container: %s",
+			  strerror(-level));
+		return 1;
+	}
 	fd = missing_memfd_create("memfd-noexec-check", MFD_CLOEXEC | MFD_EXEC);
 	printf(INSIDE_TAG " level=%d mfd_exec=%s\n", level,
 	       fd >= 0 ? "ok" : errno_name(errno));

@@ -5,6 +5,7 @@
  *   memfd-noexec status [--json] [--no-probe]
  *   memfd-noexec run --level N [--] CMD [ARG...]
  *   memfd-noexec hook
+ *   memfd-noexec check --runtime PATH [--json]
  *   memfd-noexec --help | --version
  *
  * Exit status: 0 success; 1 failure (status, hook); 2 bad usage; for run,
@@ -33,6 +34,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "check_runtime.h"
 #include "fd-util.h"
 #include "kernel-features.h"
 #include "json_writer.h"
@@ -165,6 +167,8 @@ static void usage_main(FILE *f)
 		"                                annotation; OCI state on stdin\n"
 		"  audit [--json] [--pid N | --container-pid N | --all]\n"
 		"                                what levels 1 and 2 would break\n"
+		"  check --runtime PATH [--json] does that runtime honour the\n"
+		"                                annotation? (runs test containers)\n"
 		"\n"
 		"Run '%s COMMAND --help' for a command's options.\n",
 		prog, prog, prog);
@@ -629,10 +633,9 @@ int main(int argc, char *argv[])
 		const char *name;
 		int (*fn)(int argc, char *argv[]);
 	} commands[] = {
-		{"status", cmd_status},
-		{"run", cmd_run},
-		{"hook", cmd_hook},
-		{"audit", nsexec_audit_main},
+		{"status", cmd_status},	     {"run", cmd_run},
+		{"hook", cmd_hook},	     {"audit", nsexec_audit_main},
+		{"check", nsexec_cmd_check},
 	};
 
 	if (argc < 2) {
@@ -657,7 +660,7 @@ int main(int argc, char *argv[])
 		return commands[i].fn(argc - 1, argv + 1);
 	}
 	die(EXIT_USAGE,
-	    "unknown command '%s': allowed are status, run, hook, audit (or "
-	    "--help, --version)",
+	    "unknown command '%s': allowed are status, run, hook, audit, "
+	    "check (or --help, --version)",
 	    argv[1]);
 }

@@ -293,9 +293,12 @@ static int write_config(const struct check_ctx *c, const char *annotation)
 	      "\"user\":{\"uid\":0,\"gid\":0},\"args\":[",
 	      f);
 	r = put_json_string(f, c->self);
+	/* No capabilities: a container keeping CAP_SYS_ADMIN could undo its
+	 * level, and an honouring runtime refuses to promise one then. */
 	fputs(",\"check\",\"--inside\"],\"env\":[\"PATH=/usr/sbin:/usr/bin:"
-	      "/sbin:/bin\"],\"cwd\":\"/\",\"noNewPrivileges\":true},"
-	      "\"root\":{\"path\":",
+	      "/sbin:/bin\"],\"cwd\":\"/\",\"noNewPrivileges\":true,"
+	      "\"capabilities\":{\"bounding\":[],\"effective\":[],"
+	      "\"permitted\":[]}},\"root\":{\"path\":",
 	      f);
 	r2 = put_json_string(f, c->rootfs);
 	if (r >= 0)

@@ -37,8 +37,6 @@ requires_daemon() {
 		bins=(dockerd containerd curl jq busybox)
 		pkgs=(docker.io containerd curl jq busybox-static) ;;
 	esac
-	# dpkg is slow: only when something is missing.
-	command -v "${bins[@]}" >/dev/null 2>&1 || need_pkg "${pkgs[@]}"
 	command -v "${bins[@]}" >/dev/null 2>&1 ||
 		missing "${bins[*]} (Debian's ${pkgs[*]})" || return 1
 	[ -x "$STOCK_RUNC" ] || missing "Debian's runc at $STOCK_RUNC" || return 1

@@ -150,9 +150,8 @@ write_runc_wrapper() {
 
 # write_logging_runc FILE RUNC LOG [ARGS...]: a runc for podman that adds
 # ARGS and, after each call, appends the log file that podman named (--log,
-# runc's JSON log, where nsexec's messages and the loader's markers go) to
-# LOG.  podman itself shows only runc's last error, never nsexec's.  It
-# must not exec: the log is complete only when runc has exited.
+# runc's JSON log, where the loader's markers go) to LOG.  It must not
+# exec: the log is complete only when runc has exited.
 write_logging_runc() {
 	local file="$1" runc="$2" log="$3"
 	shift 3
@@ -245,8 +244,8 @@ EOF
 	write_hooksd "$d/hooks-logged.d" "$d/bin/hook-logger"
 	write_runc_wrapper "$d/rootful/stock/runc" "$PODMAN_STOCK_RUNC" \
 		--root "$d/rootful/runc-state"
-	write_logging_runc "$d/rootful/patched/runc" "$d/bin/runc" \
-		"$d/rootful/patched-runc.log" --root "$d/rootful/runc-state"
+	write_runc_wrapper "$d/rootful/patched/runc" "$d/bin/runc" \
+		--root "$d/rootful/runc-state"
 	write_containers_conf "$d/rootful/containers.conf" \
 		"$d/rootful/stock/runc" rootful
 	write_storage_conf "$d/rootful"

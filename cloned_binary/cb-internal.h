@@ -41,6 +41,18 @@ int cb_clone_memfd(const struct cb_ctx *c, int src, size_t size,
 		   enum cloned_binary_method *ret_method, int *ret_fd,
 		   bool *ret_policy_refused);
 
+/*
+ * The overlay method (overlay.c): the binary itself, opened from a
+ * detached read-only overlayfs.  Returns 0 and an O_PATH fd, or -errno
+ * with the reason to fall back in why.
+ */
+int cb_clone_overlay(const struct cb_ctx *c, int src, int *ret_fd, char *why,
+		     size_t why_size);
+
+/* 1 if fd is a file on a detached, read-only overlayfs that refuses writes
+ * (EROFS), 0 if not, -errno. */
+int cb_overlay_is_sealed(int fd);
+
 /* The file methods, in the options' directories (tmpdir.c). */
 int cb_clone_file(const struct cb_ctx *c, int src, size_t size,
 		  enum cloned_binary_method *ret_method, int *ret_fd);

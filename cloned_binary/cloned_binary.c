@@ -79,6 +79,7 @@ int cb_fail(const struct cb_ctx *c, int r, const char *fmt, ...)
 
 static const char *const method_names[_CLONED_BINARY_METHOD_MAX] = {
 	[CLONED_BINARY_METHOD_AUTO] = "auto",
+	[CLONED_BINARY_METHOD_OVERLAY] = "overlay",
 	[CLONED_BINARY_METHOD_MEMFD_EXEC] = "memfd-exec",
 	[CLONED_BINARY_METHOD_MEMFD] = "memfd",
 	[CLONED_BINARY_METHOD_TMPFILE] = "tmpfile",
@@ -102,11 +103,36 @@ int cloned_binary_request_from_string(const char *s)
 		return CLONED_BINARY_REQUEST_MEMFD;
 	if (strcmp(s, "tmpfile") == 0)
 		return CLONED_BINARY_REQUEST_TMPFILE;
+	if (strcmp(s, "overlay") == 0)
+		return CLONED_BINARY_REQUEST_OVERLAY;
 	return -EINVAL;
 }
 
 /* ---- clone ----------------------------------------------------------------
  */
+
+/*
+ * The overlay method first, where auto may use it; its failure is always a
+ * reason to fall back (named in the debug marker), unless it was the one
+ * asked for.
+ */
+static int clone_overlay_first(const struct cb_ctx *c, int src, int *ret_fd)
+{
+	char why[256];
+	int r;
+
+	r = cb_clone_overlay(c, src, ret_fd, why, sizeof(why));
+	if (r == 0)
+		return 0;
+	cb_debug(c, "cloned_binary: overlay not possible (%s), falling back",
+		 why);
+	if (c->opts->request == CLONED_BINARY_REQUEST_OVERLAY)
+		return mt_error_set(c->err, r,
+				    "Failed to open the binary from a detached "
+				    "overlayfs (overlay): %s",
+				    why);
+	return r;
+}
 
 /*
  * The memfd methods, unless the kernel's policy rules them out.  Sets
@@ -152,6 +178,15 @@ int cloned_binary_clone(int src_fd, const struct cloned_binary_options *opts,
 				    "regular file (mode %06o)",
 				    (unsigned)st.st_mode);
 
+	if (c.opts->request == CLONED_BINARY_REQUEST_AUTO ||
+	    c.opts->request == CLONED_BINARY_REQUEST_OVERLAY) {
+		m = CLONED_BINARY_METHOD_OVERLAY;
+		r = clone_overlay_first(&c, src_fd, &fd);
+		if (r == 0)
+			goto done;
+		if (c.opts->request == CLONED_BINARY_REQUEST_OVERLAY)
+			return r;
+	}
 	if (c.opts->request != CLONED_BINARY_REQUEST_TMPFILE) {
 		bool fallback;
 
@@ -182,6 +217,14 @@ done:
 /* ---- recognising a clone --------------------------------------------------
  */
 
+static bool is_on_overlay(int fd)
+{
+	struct statfs sfs;
+
+	return fstatfs(fd, &sfs) == 0 &&
+	       (unsigned long)sfs.f_type == OVERLAYFS_SUPER_MAGIC;
+}
+
 /* A memfd, as opposed to a tmpfs file: only memfds carry seals beyond
  * F_SEAL_SEAL, and only they are named "/memfd:...".  Unsure counts as a
  * memfd, whose stricter rule then decides. */
@@ -205,10 +248,12 @@ int cloned_binary_is_sealed(int fd, const struct cloned_binary_options *opts)
 	struct stat st;
 	int seals;
 
-	if (fstat(fd, &st) < 0)
+	if (fstat(fd, &st) < 0 || fstatfs(fd, &sfs) < 0)
 		return negative_errno();
 	if (!S_ISREG(st.st_mode))
 		return 0;
+	if ((unsigned long)sfs.f_type == OVERLAYFS_SUPER_MAGIC)
+		return cb_overlay_is_sealed(fd);
 
 	seals = fcntl(fd, F_GET_SEALS);
 	if (seals >= 0 && is_memfd(fd, seals)) {
@@ -227,8 +272,6 @@ int cloned_binary_is_sealed(int fd, const struct cloned_binary_options *opts)
 	if (st.st_nlink != 0 || (st.st_mode & 0222) != 0 ||
 	    (st.st_mode & 0111) == 0)
 		return 0;
-	if (fstatfs(fd, &sfs) < 0)
-		return negative_errno();
 	return cb_fs_is_trusted((unsigned long)sfs.f_type);
 }
 
@@ -324,6 +367,10 @@ int cloned_binary_ensure(const struct cloned_binary_options *opts,
 	r = cloned_binary_is_sealed(exe, opts);
 	if (r < 0)
 		return cb_fail(&c, r, "inspect /proc/self/exe");
+	/* A detached overlay counts only as one we made: any other program
+	 * could have been started from one, and then it is not ours. */
+	if (r > 0 && !reexeced && is_on_overlay(exe))
+		r = 0;
 	if (r > 0) {
 		cb_debug(&c, "cloned_binary: running from sealed clone");
 		return 0;

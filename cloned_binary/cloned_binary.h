@@ -22,6 +22,8 @@
 
 enum cloned_binary_method {
 	CLONED_BINARY_METHOD_AUTO = 0,
+	/* no copy: the binary on a detached, read-only overlayfs, O_PATH */
+	CLONED_BINARY_METHOD_OVERLAY,
 	/* memfd_create(MFD_EXEC), sealed F_SEAL_EXEC + SEAL|SHRINK|GROW|WRITE
 	 */
 	CLONED_BINARY_METHOD_MEMFD_EXEC,
@@ -37,12 +39,14 @@ enum cloned_binary_method {
 
 /*
  * What the user may ask for.  MEMFD means "a memfd of either kind", TMPFILE
- * means "a file on disk of either kind".
+ * means "a file on disk of either kind".  AUTO tries OVERLAY, then the
+ * memfds, then the files.
  */
 enum cloned_binary_request {
 	CLONED_BINARY_REQUEST_AUTO = 0,
 	CLONED_BINARY_REQUEST_MEMFD,
 	CLONED_BINARY_REQUEST_TMPFILE,
+	CLONED_BINARY_REQUEST_OVERLAY,
 };
 
 /* Stable names, as printed in the debug markers ("memfd-exec", ...). */
@@ -83,9 +87,11 @@ struct cloned_binary_options {
 
 /*
  * Makes a sealed executable copy of the regular file open at src_fd (which
- * must be readable; its file offset is not used).  On success stores the
- * copy in *ret_fd (O_CLOEXEC; a memfd, or an O_PATH fd for the file
- * methods) and the method in *ret_method, and returns 0.
+ * must be readable; its file offset is not used), or, with the overlay
+ * method, opens the file itself from a detached read-only overlayfs, which
+ * needs its path (/proc/self/fd/N) to lead to it.  On success stores the
+ * result in *ret_fd (O_CLOEXEC; a memfd, or an O_PATH fd for the overlay
+ * and file methods) and the method in *ret_method, and returns 0.
  *
  * Errors:
  *  -EBADF, -EINVAL  src_fd is not an open regular file;
@@ -107,10 +113,12 @@ int cloned_binary_clone(int src_fd, const struct cloned_binary_options *opts,
 /*
  * Checks that fd is a sealed clone.  A memfd is judged on its seals alone:
  * they must include CLONED_BINARY_MEMFD_SEALS, and F_SEAL_EXEC where the
- * features (opts, or the probe) have it.  Any other file must be unlinked
- * (nlink == 0), executable, without write bits, and on tmpfs, ext4, xfs or
- * btrfs.  Returns 1 if it is, 0 if it is not, -errno if fd cannot be
- * inspected.
+ * features (opts, or the probe) have it.  A file on overlayfs must be on a
+ * read-only one that is attached to no mount tree we can see (a detached
+ * mount, as the overlay method makes) and refuse opening for writing with
+ * EROFS.  Any other file must be unlinked (nlink == 0), executable,
+ * without write bits, and on tmpfs, ext4, xfs or btrfs.  Returns 1 if it
+ * is, 0 if it is not, -errno if fd cannot be inspected.
  */
 int cloned_binary_is_sealed(int fd, const struct cloned_binary_options *opts);
 
@@ -129,8 +137,10 @@ int cloned_binary_exec(int fd, char *const argv[], char *const envp[],
  * clone, re-execute it from one, with argv read from /proc/self/cmdline and
  * the current environment.  Re-executes at most once: the child sees the
  * environment marker _CLONED_BINARY_REEXEC=1 and, if it still is not a
- * sealed clone, this returns -ELOOP instead of looping.  Returns 0 when
- * running from a clone (the marker is removed again), or -errno.
+ * sealed clone, this returns -ELOOP instead of looping.  A program on a
+ * detached read-only overlayfs counts only with the marker (one we made).
+ * Returns 0 when running from a clone (the marker is removed again), or
+ * -errno.
  */
 int cloned_binary_ensure(const struct cloned_binary_options *opts,
 			 struct mt_error **err);

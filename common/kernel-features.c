@@ -22,6 +22,7 @@ static const struct {
 	{"memfd_noexec", offsetof(struct mt_features, memfd_noexec)},
 	{"o_tmpfile", offsetof(struct mt_features, o_tmpfile)},
 	{"execveat", offsetof(struct mt_features, execveat)},
+	{"fsopen", offsetof(struct mt_features, fsopen)},
 };
 
 const size_t mt_features_count = ELEMENTSOF(table);
@@ -105,6 +106,9 @@ void mt_features_probe(struct mt_features *ret)
 		 * anything. */
 		(void)missing_execveat(-1, "", NULL, NULL, AT_EMPTY_PATH);
 		f.execveat = errno != ENOSYS;
+		/* No such filesystem: ENODEV, or EPERM without privilege. */
+		(void)missing_fsopen("", FSOPEN_CLOEXEC);
+		f.fsopen = errno != ENOSYS;
 		cache = f;
 		cached = true;
 	}

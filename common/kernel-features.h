@@ -20,6 +20,7 @@ struct mt_features {
 	bool o_tmpfile;	   /* O_TMPFILE works in /tmp, /var/tmp, /dev/shm or
 			    * /run (3.11) */
 	bool execveat;	   /* execveat(2) exists (3.19) */
+	bool fsopen;	   /* the new mount API, fsopen(2) and kin (5.2) */
 };
 
 /*

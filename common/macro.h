@@ -7,6 +7,7 @@
 #define MEMFD_TOOLKIT_MACRO_H
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -38,6 +39,13 @@ static inline void closep(int *fd)
 	*fd = safe_close(*fd);
 }
 #define _cleanup_close_ _cleanup_(closep)
+
+static inline void fclosep(FILE **f)
+{
+	if (*f)
+		(void)fclose(*f);
+}
+#define _cleanup_fclose_ _cleanup_(fclosep)
 
 /* Hand ownership on: return the value and leave the variable empty. */
 #define TAKE_GENERIC(var, type, nullvalue) \

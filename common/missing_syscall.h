@@ -95,6 +95,65 @@ static inline int missing_execveat(int dirfd, const char *path,
 #endif
 }
 
+/* The new mount API (the loader's overlay method).  Only the constants:
+ * glibc 2.36's <sys/mount.h> and <linux/mount.h> cannot both be used. */
+#ifndef FSOPEN_CLOEXEC
+#define FSOPEN_CLOEXEC 0x00000001 /* 5.2 */
+#endif
+#ifndef FSMOUNT_CLOEXEC
+#define FSMOUNT_CLOEXEC 0x00000001 /* 5.2 */
+#endif
+#ifndef FSCONFIG_SET_STRING
+#define FSCONFIG_SET_STRING 1 /* 5.2 */
+#endif
+#ifndef FSCONFIG_CMD_CREATE
+#define FSCONFIG_CMD_CREATE 6 /* 5.2 */
+#endif
+#ifndef MOUNT_ATTR_RDONLY
+#define MOUNT_ATTR_RDONLY 0x00000001 /* 5.2 */
+#endif
+#ifndef MOUNT_ATTR_NOSUID
+#define MOUNT_ATTR_NOSUID 0x00000002 /* 5.2 */
+#endif
+#ifndef MOUNT_ATTR_NODEV
+#define MOUNT_ATTR_NODEV 0x00000004 /* 5.2 */
+#endif
+#ifndef OVERLAYFS_SUPER_MAGIC
+#define OVERLAYFS_SUPER_MAGIC 0x794c7630 /* magic.h */
+#endif
+
+static inline int missing_fsopen(const char *fsname, unsigned int flags)
+{
+#ifdef __NR_fsopen
+	return (int)syscall(__NR_fsopen, fsname, flags);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+static inline int missing_fsconfig(int fd, unsigned int cmd, const char *key,
+				   const void *value, int aux)
+{
+#ifdef __NR_fsconfig
+	return (int)syscall(__NR_fsconfig, fd, cmd, key, value, aux);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+static inline int missing_fsmount(int fd, unsigned int flags,
+				  unsigned int attr_flags)
+{
+#ifdef __NR_fsmount
+	return (int)syscall(__NR_fsmount, fd, flags, attr_flags);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
 /* Namespaces and pidfds (used by nsexec/). */
 #ifndef NSFS_MAGIC
 #define NSFS_MAGIC 0x6e736673 /* 3.19 (nsfs); magic.h */

@@ -5,8 +5,12 @@
  * write to.  Deliberately independent of the cloned_binary library: it
  * checks the kernel's view, not the library's opinion.
  *
- *   selfcheck [--expect-method=memfd-exec|memfd|tmpfile] [--expect-seals=HEX]
- *             [--allow-fd=N]... [--strict-fds] [--hold]
+ *   selfcheck [--expect-method=overlay|memfd-exec|memfd|tmpfile]
+ *             [--expect-seals=HEX] [--expect-same=FILE] [--allow-fd=N]...
+ *             [--strict-fds] [--hold]
+ *
+ * --expect-same: our running image must be byte for byte FILE (the program
+ * the copy was made from): a short or torn copy fails.
  *
  * Prints "selfcheck: seals=0x.. mode=0... nlink=N method=M" and one
  * "selfcheck: FAIL <reason>" line per failed check; exit 0 or 1.
@@ -24,6 +28,8 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "macro.h"
@@ -82,6 +88,76 @@ static void check_no_leaked_fds(const struct stat *exe, bool strict,
 	closedir(d);
 }
 
+/* A read-only overlayfs that no mount of ours shows: the overlay method. */
+static bool on_detached_overlay(int fd)
+{
+	char path[64], buf[512], line[4096];
+	struct statfs sfs;
+	const char *p;
+	FILE *f;
+	int info, id, first, w;
+	ssize_t n;
+	bool attached = false;
+
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != 0x794c7630 ||
+	    !(sfs.f_flags & ST_RDONLY))
+		return false;
+	(void)snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	w = open(path, O_WRONLY | O_CLOEXEC);
+	if (w >= 0 || errno != EROFS) {
+		if (w >= 0)
+			close(w);
+		return false;
+	}
+	(void)snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	info = open(path, O_RDONLY | O_CLOEXEC);
+	n = info < 0 ? -1 : read(info, buf, sizeof(buf) - 1);
+	if (info >= 0)
+		close(info);
+	if (n <= 0)
+		return false;
+	buf[n] = '\0';
+	p = strstr(buf, "mnt_id:");
+	if (!p)
+		return false;
+	id = atoi(p + 7);
+	f = fopen("/proc/self/mountinfo", "re");
+	if (!f)
+		return false;
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%d", &first) == 1 && first == id)
+			attached = true;
+	fclose(f);
+	return !attached;
+}
+
+/* expect_same: our image is byte for byte the file at path. */
+static void expect_same(int fd, const char *path)
+{
+	char a[65536], b[65536];
+	int orig = open(path, O_RDONLY | O_CLOEXEC);
+	off_t off = 0;
+
+	if (orig < 0) {
+		FAIL("open %s: %m", path);
+		return;
+	}
+	for (;;) {
+		ssize_t n = pread(fd, a, sizeof(a), off);
+		ssize_t m = pread(orig, b, sizeof(b), off);
+
+		if (n < 0 || m < 0 || n != m || memcmp(a, b, (size_t)n) != 0) {
+			FAIL("our image differs from %s at offset %lld", path,
+			     (long long)off);
+			break;
+		}
+		if (n == 0)
+			break;
+		off += n;
+	}
+	close(orig);
+}
+
 /* fail_open_write: opening our own image for writing must be refused. */
 static void fail_open_write(const char *path, int flags, const char *what)
 {
@@ -98,11 +174,12 @@ int main(int argc, char *argv[])
 	static const struct option options[] = {
 		{"expect-method", required_argument, NULL, 'm'},
 		{"expect-seals", required_argument, NULL, 's'},
+		{"expect-same", required_argument, NULL, 'c'},
 		{"allow-fd", required_argument, NULL, 'a'},
 		{"hold", no_argument, NULL, 'H'},
 		{"strict-fds", no_argument, NULL, 'S'},
 		{}};
-	const char *expect_method = NULL, *method;
+	const char *expect_method = NULL, *expect_file = NULL, *method;
 	unsigned long expect_seals = 0;
 	int allowed[16];
 	size_t n_allowed = 0;
@@ -119,6 +196,9 @@ int main(int argc, char *argv[])
 			break;
 		case 's':
 			expect_seals = strtoul(optarg, NULL, 16);
+			break;
+		case 'c':
+			expect_file = optarg;
 			break;
 		case 'a':
 			if (n_allowed < ELEMENTSOF(allowed))
@@ -153,6 +233,8 @@ int main(int argc, char *argv[])
 
 	if (seals >= 0 && (seals & 0xf) == 0xf)
 		method = (seals & F_SEAL_EXEC) ? "memfd-exec" : "memfd";
+	else if (on_detached_overlay(fd))
+		method = "overlay";
 	else if (st.st_nlink == 0 && (st.st_mode & 0222) == 0)
 		method = "tmpfile";
 	else
@@ -180,6 +262,8 @@ int main(int argc, char *argv[])
 		     expect_seals);
 	if ((st.st_mode & 0111) == 0)
 		FAIL("mode 0%o has no x bits", (unsigned)(st.st_mode & 07777));
+	if (expect_file)
+		expect_same(fd, expect_file);
 
 	/* Writes through every path we have. */
 	fail_open_write("/proc/self/exe", O_WRONLY, "open(O_WRONLY)");

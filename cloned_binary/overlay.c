@@ -1,0 +1,459 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The overlay method: no copy at all.  The binary is opened from a
+ * detached, read-only overlayfs made with the new mount API:
+ *
+ *   fsopen("tmpfs") ... fsmount()          an empty layer, attached nowhere
+ *   fsopen("overlay"), lowerdir=DIR:<that tmpfs>, fsmount(RDONLY|NOSUID|NODEV)
+ *   openat(mount, NAME, O_PATH)            the binary, on that mount
+ *
+ * Nothing is ever attached to a mount tree: no mount namespace, no
+ * mount(2)/umount(2), so no namespace_sem contention, and nothing to clean
+ * up: the mount lives exactly as long as an fd or a process's executable
+ * refers to it.  An overlayfs without an upper layer is read-only in
+ * itself: opening the file for writing fails with EROFS, and clearing the
+ * mount's read-only flag would not change that.  Two lower layers are
+ * needed; the empty tmpfs is one that overlaps nothing (a directory
+ * inside, or around, the binary's makes overlayfs refuse with ELOOP).
+ *
+ * As root it is made directly.  Without CAP_SYS_ADMIN over our mount
+ * namespace it is made in a short-lived child inside a new user and mount
+ * namespace (overlayfs may be mounted there since 5.11), and the fd comes
+ * back over a socket.  Each way of failing is a named reason to fall back.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/statvfs.h>
+#include <sys/vfs.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "cb-internal.h"
+#include "missing_syscall.h"
+
+/* The steps, for the reason a fallback names. */
+enum ovl_step {
+	OVL_NONE = 0,
+	OVL_UNSHARE,
+	OVL_IDMAP,
+	OVL_TMPFS,
+	OVL_OVERLAY,
+	OVL_LOWERDIR,
+	OVL_CREATE,
+	OVL_MOUNT,
+	OVL_OPEN,
+	OVL_VERIFY,
+	OVL_CHILD,
+};
+
+static const char *step_name(enum ovl_step s)
+{
+	static const char *const names[] = {
+		[OVL_UNSHARE] = "unshare(CLONE_NEWUSER|CLONE_NEWNS)",
+		[OVL_IDMAP] = "writing its uid/gid map",
+		[OVL_TMPFS] = "making the empty tmpfs layer",
+		[OVL_OVERLAY] = "fsopen(\"overlay\")",
+		[OVL_LOWERDIR] = "setting lowerdir",
+		[OVL_CREATE] = "creating the overlayfs",
+		[OVL_MOUNT] = "fsmount()",
+		[OVL_OPEN] = "opening the binary on it",
+		[OVL_VERIFY] = "verifying it is the same binary",
+		[OVL_CHILD] = "running the helper process",
+	};
+
+	return s < ELEMENTSOF(names) && names[s] ? names[s] : "overlay";
+}
+
+struct ovl_target {
+	char lower[PATH_MAX + 32]; /* "DIR:/proc/self/fd/" (the fd follows) */
+	size_t lower_len;
+	char name[NAME_MAX + 1];
+	struct stat st; /* the source binary */
+};
+
+/* Appends the decimal n; no stdio (runs in a forked child). */
+static void append_int(char *buf, size_t len, size_t size, int n)
+{
+	char tmp[16];
+	size_t k = 0;
+
+	do
+		tmp[k++] = (char)('0' + n % 10);
+	while ((n /= 10) > 0 && k < sizeof(tmp));
+	while (k > 0 && len + 1 < size)
+		buf[len++] = tmp[--k];
+	buf[len] = '\0';
+}
+
+/* An empty, read-only tmpfs, attached nowhere. */
+static int empty_layer(void)
+{
+	_cleanup_close_ int ctx = -EBADF;
+	int fd;
+
+	ctx = missing_fsopen("tmpfs", FSOPEN_CLOEXEC);
+	if (ctx < 0)
+		return negative_errno();
+	if (missing_fsconfig(ctx, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		return negative_errno();
+	fd = missing_fsmount(ctx, FSMOUNT_CLOEXEC, MOUNT_ATTR_RDONLY);
+	return fd < 0 ? negative_errno() : fd;
+}
+
+/* The detached overlay over t's directory; its mount fd, or -errno. */
+static int overlay_mount(struct ovl_target *t, enum ovl_step *ret_step)
+{
+	_cleanup_close_ int layer = -EBADF, ctx = -EBADF;
+	int fd;
+
+	*ret_step = OVL_TMPFS;
+	layer = empty_layer();
+	if (layer < 0)
+		return layer;
+	append_int(t->lower, t->lower_len, sizeof(t->lower), layer);
+	*ret_step = OVL_OVERLAY;
+	ctx = missing_fsopen("overlay", FSOPEN_CLOEXEC);
+	if (ctx < 0)
+		return negative_errno();
+	*ret_step = OVL_LOWERDIR;
+	if (missing_fsconfig(ctx, FSCONFIG_SET_STRING, "lowerdir", t->lower,
+			     0) < 0)
+		return negative_errno();
+	*ret_step = OVL_CREATE;
+	if (missing_fsconfig(ctx, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		return negative_errno();
+	*ret_step = OVL_MOUNT;
+	fd = missing_fsmount(ctx, FSMOUNT_CLOEXEC,
+			     MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
+				     MOUNT_ATTR_NODEV);
+	return fd < 0 ? negative_errno() : fd;
+}
+
+/*
+ * The binary on a new detached overlay: an O_PATH fd, or -errno with the
+ * failed step.  It must be the file we were given (a path swapped in
+ * meanwhile shows another inode, size or mtime) on a read-only overlayfs.
+ * Async-signal-safe: it runs in a forked child too.
+ */
+static int overlay_open(struct ovl_target *t, enum ovl_step *ret_step)
+{
+	_cleanup_close_ int mnt = -EBADF, fd = -EBADF;
+	struct statfs sfs;
+	struct stat st;
+
+	mnt = overlay_mount(t, ret_step);
+	if (mnt < 0)
+		return mnt;
+	*ret_step = OVL_OPEN;
+	fd = openat(mnt, t->name, O_PATH | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return negative_errno();
+	*ret_step = OVL_VERIFY;
+	if (fstat(fd, &st) < 0 || fstatfs(fd, &sfs) < 0)
+		return negative_errno();
+	if (!S_ISREG(st.st_mode) || st.st_ino != t->st.st_ino ||
+	    st.st_size != t->st.st_size ||
+	    st.st_mtim.tv_sec != t->st.st_mtim.tv_sec ||
+	    st.st_mtim.tv_nsec != t->st.st_mtim.tv_nsec ||
+	    (unsigned long)sfs.f_type != OVERLAYFS_SUPER_MAGIC ||
+	    !(sfs.f_flags & ST_RDONLY))
+		return -ESTALE;
+	*ret_step = OVL_NONE;
+	return TAKE_FD(fd);
+}
+
+/* ---- the rootless way: a child in a throwaway user namespace ------------ */
+
+struct ovl_reply {
+	int err; /* positive errno, 0 with an fd attached */
+	int step;
+};
+
+static int write_file(const char *path, const char *text, size_t len)
+{
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, text, len) != (ssize_t)len)
+		return negative_errno();
+	return 0;
+}
+
+/* "ID ID 1\n": map our own id to itself, as an unprivileged user may. */
+static int map_self(const char *path, unsigned id)
+{
+	char buf[48];
+	size_t len = 0;
+
+	append_int(buf, 0, sizeof(buf), (int)id);
+	len = strlen(buf);
+	buf[len++] = ' ';
+	append_int(buf, len, sizeof(buf), (int)id);
+	len = strlen(buf);
+	memcpy(buf + len, " 1\n", 4);
+	return write_file(path, buf, len + 3);
+}
+
+static void send_reply(int sock, const struct ovl_reply *rep, int fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {};
+	struct iovec iov = {.iov_base = (void *)rep, .iov_len = sizeof(*rep)};
+	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
+	struct cmsghdr *cm;
+
+	if (fd >= 0) {
+		msg.msg_control = cbuf;
+		msg.msg_controllen = sizeof(cbuf);
+		cm = CMSG_FIRSTHDR(&msg);
+		cm->cmsg_level = SOL_SOCKET;
+		cm->cmsg_type = SCM_RIGHTS;
+		cm->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
+	}
+	(void)sendmsg(sock, &msg, MSG_NOSIGNAL);
+}
+
+_noreturn_ static void child(int sock, struct ovl_target *t)
+{
+	struct ovl_reply rep = {.step = OVL_UNSHARE};
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	enum ovl_step step;
+	int fd, r;
+
+	/* Full capabilities over the new namespaces, until an exec. */
+	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0) {
+		rep.err = errno;
+		send_reply(sock, &rep, -EBADF);
+		_exit(1);
+	}
+	rep.step = OVL_IDMAP;
+	r = write_file("/proc/self/setgroups", "deny", 4);
+	if (r == 0)
+		r = map_self("/proc/self/uid_map", uid);
+	if (r == 0)
+		r = map_self("/proc/self/gid_map", gid);
+	if (r < 0) {
+		rep.err = -r;
+		send_reply(sock, &rep, -EBADF);
+		_exit(1);
+	}
+	fd = overlay_open(t, &step);
+	rep.err = fd < 0 ? -fd : 0;
+	rep.step = step;
+	send_reply(sock, &rep, fd);
+	_exit(fd < 0);
+}
+
+static int recv_reply(int sock, struct ovl_reply *rep, int *ret_fd)
+{
+	char cbuf[CMSG_SPACE(sizeof(int))] = {};
+	struct iovec iov = {.iov_base = rep, .iov_len = sizeof(*rep)};
+	struct msghdr msg = {.msg_iov = &iov,
+			     .msg_iovlen = 1,
+			     .msg_control = cbuf,
+			     .msg_controllen = sizeof(cbuf)};
+	struct cmsghdr *cm;
+	ssize_t n;
+
+	*ret_fd = -EBADF;
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return negative_errno();
+	cm = CMSG_FIRSTHDR(&msg);
+	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
+	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
+		memcpy(ret_fd, CMSG_DATA(cm), sizeof(int));
+	if (n != sizeof(*rep) || (rep->err == 0) != (*ret_fd >= 0)) {
+		*ret_fd = safe_close(*ret_fd);
+		return -EPROTO;
+	}
+	return 0;
+}
+
+static int overlay_open_in_userns(struct ovl_target *t, enum ovl_step *ret_step)
+{
+	_cleanup_close_ int mine = -EBADF, theirs = -EBADF;
+	struct ovl_reply rep = {};
+	int sv[2], fd = -EBADF, r;
+	pid_t pid;
+
+	*ret_step = OVL_CHILD;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+		return negative_errno();
+	mine = sv[0];
+	theirs = sv[1];
+	pid = fork();
+	if (pid < 0)
+		return negative_errno();
+	if (pid == 0) {
+		mine = safe_close(mine);
+		child(theirs, t);
+	}
+	theirs = safe_close(theirs);
+	r = recv_reply(mine, &rep, &fd);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	if (r < 0)
+		return r;
+	*ret_step = rep.step;
+	return fd >= 0 ? fd : -rep.err;
+}
+
+/* ---- recognising it --------------------------------------------------------
+ */
+
+/* The mount ID of the file open at fd (fdinfo's "mnt_id:", 3.15+). */
+static int mount_id_of(int fd)
+{
+	_cleanup_close_ int info = -EBADF;
+	char path[64], buf[512];
+	const char *p;
+	ssize_t n;
+
+	(void)snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	info = open(path, O_RDONLY | O_CLOEXEC);
+	if (info < 0)
+		return negative_errno();
+	n = read(info, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return negative_errno();
+	buf[n] = '\0';
+	p = strstr(buf, "mnt_id:");
+	return p ? atoi(p + 7) : -EBADMSG;
+}
+
+/* 1 if mount ID id is in our mount namespace's mountinfo, 0 if not. */
+static int mount_attached(int id)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	int first;
+
+	if (!f)
+		return negative_errno();
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%d", &first) == 1 && first == id)
+			return 1;
+	return 0;
+}
+
+int cb_overlay_is_sealed(int fd)
+{
+	struct statfs sfs;
+	char proc[64];
+	int wfd, id, r;
+
+	if (fstatfs(fd, &sfs) < 0)
+		return negative_errno();
+	if ((unsigned long)sfs.f_type != OVERLAYFS_SUPER_MAGIC ||
+	    !(sfs.f_flags & ST_RDONLY))
+		return 0;
+	/* Read-only in itself (no upper layer), not only by a mount flag. */
+	(void)snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	wfd = open(proc, O_WRONLY | O_CLOEXEC);
+	if (wfd >= 0) {
+		(void)close(wfd);
+		return 0;
+	}
+	if (errno != EROFS)
+		return 0;
+	/* Detached: an attached overlay could be remounted by its owner. */
+	id = mount_id_of(fd);
+	if (id < 0)
+		return id;
+	r = mount_attached(id);
+	return r < 0 ? r : !r;
+}
+
+/* ---- the method ---------------------------------------------------------- */
+
+/* Where the binary is: "DIR:" and its NAME, or -errno with the reason. */
+static int target_of(int src, struct ovl_target *t, char *why, size_t size)
+{
+	char proc[64], path[PATH_MAX];
+	const char *slash;
+	ssize_t n;
+
+	(void)snprintf(proc, sizeof(proc), "/proc/self/fd/%d", src);
+	n = readlink(proc, path, sizeof(path) - 1);
+	if (n < 0 || fstat(src, &t->st) < 0) {
+		(void)snprintf(why, size, "cannot find the binary's path: %m");
+		return negative_errno();
+	}
+	path[n] = '\0';
+	slash = strrchr(path, '/');
+	if (path[0] != '/' || !slash || t->st.st_nlink == 0) {
+		(void)snprintf(why, size, "the binary has no path (%s)", path);
+		return -ENOENT;
+	}
+	/* lowerdir splits on ':' and would need '\\' escapes; the legacy
+	 * option string of older kernels cannot carry ','. */
+	if (strpbrk(path, ":,\\") || strlen(slash + 1) > NAME_MAX) {
+		(void)snprintf(why, size,
+			       "its path %s would need escaping in lowerdir",
+			       path);
+		return -EINVAL;
+	}
+	t->lower_len = (size_t)snprintf(
+		t->lower, sizeof(t->lower), "%.*s:/proc/self/fd/",
+		(int)(slash - path > 0 ? slash - path : 1), path);
+	(void)snprintf(t->name, sizeof(t->name), "%s", slash + 1);
+	return 0;
+}
+
+static void explain(int r, enum ovl_step step, char *why, size_t size)
+{
+	const char *hint = "";
+
+	if (r == -ENOSYS)
+		hint = " (no fsopen(): before Linux 5.2)";
+	else if (step == OVL_UNSHARE &&
+		 (r == -EPERM || r == -ENOSPC || r == -EACCES || r == -EINVAL))
+		hint = " (no unprivileged user namespaces here: a sysctl, or "
+		       "an AppArmor or SELinux rule)";
+	else if (step == OVL_OVERLAY && r == -ENODEV)
+		hint = " (no overlayfs in this kernel)";
+	else if (step == OVL_CREATE)
+		hint = " (overlayfs refused the binary's directory as a "
+		       "layer, or, before 5.11, a user namespace)";
+	(void)snprintf(why, size, "%s failed: %s%s", step_name(step),
+		       strerror(-r), hint);
+}
+
+int cb_clone_overlay(const struct cb_ctx *c, int src, int *ret_fd, char *why,
+		     size_t why_size)
+{
+	struct ovl_target t = {};
+	enum ovl_step step;
+	int fd, r;
+
+	if (!c->f.fsopen) {
+		(void)snprintf(why, why_size, "no fsopen() (before Linux 5.2)");
+		return -ENOSYS;
+	}
+	r = target_of(src, &t, why, why_size);
+	if (r < 0)
+		return r;
+	/* Directly where we may mount (root); else as a user namespace's
+	 * owner, which needs no privilege. */
+	fd = overlay_open(&t, &step);
+	if (fd == -EPERM && step == OVL_TMPFS) {
+		t.lower[t.lower_len] = '\0';
+		fd = overlay_open_in_userns(&t, &step);
+	}
+	if (fd < 0) {
+		explain(fd, step, why, why_size);
+		return fd;
+	}
+	*ret_fd = fd;
+	return 0;
+}

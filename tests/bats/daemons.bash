@@ -20,9 +20,9 @@
 MEMFD_NOEXEC="$BUILD_DIR/nsexec/memfd-noexec"
 STOCK_RUNC=/usr/sbin/runc
 RUNC_DEBUG_WRAPPER="$REPO_ROOT/contrib/containerd/runc-debug"
-# Which methods the loader may report (the lead is adding "overlay").
-LOADER_METHODS='overlay|memfd-exec|memfd|tmpfile|mkostemp'
-LOADER_METHODS_AT_2='overlay|tmpfile|mkostemp'
+# Which method the loader must report: the overlay, at every level.
+LOADER_METHODS=overlay
+LOADER_METHODS_AT_2=overlay
 
 # requires_daemon containerd|docker: the packages (installed if missing)
 # and the patched runc; a missing piece skips, or fails under CI=true.

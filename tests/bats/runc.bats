@@ -93,10 +93,12 @@ teardown() {
 # wrapped on its own; the PID namespace (at_level --proc) wraps the whole test.
 as() {
 	MODE="$1" KERNEL="${2:-}"
+	set -- "$1" "${2:-}" "${3:-}"
 	local -a cmd=()
-	[ -z "$KERNEL" ] || cmd+=("$FAKEKERNEL" "--kernel=$KERNEL")
+	[ -z "$KERNEL$3" ] || cmd+=("$FAKEKERNEL")
+	[ -z "$KERNEL" ] || cmd+=("--kernel=$KERNEL")
 	[ -z "${3:-}" ] || cmd+=("--fail=$3")
-	[ -z "$KERNEL" ] || cmd+=(--)
+	[ -z "$KERNEL$3" ] || cmd+=(--)
 	if [ "$MODE" = rootless ]; then
 		chown "$TEST_USER:" "$STATE" "$T/xdg"
 		cmd+=(setpriv "--reuid=$TEST_USER" "--regid=$TEST_USER"
@@ -161,24 +163,43 @@ assert_runc_marker() {
 	fi
 }
 
-# The method each level must choose (real kernel, or a fakekernel profile;
-# "host": the initial namespace's level).
+# method_for LEVEL [KERNEL]: the method runc init must choose at LEVEL
+# (or "host", the initial namespace's) on the real kernel or under the
+# fakekernel profiles KERNEL, for MODE.  The overlay needs the new mount
+# API and, rootless, a user namespace; without it the copies follow.
 method_for() {
-	case "$1" in
-	host) method_for "$(host_level)" ;;
-	0 | 1) echo memfd-exec ;;
-	2) echo 'tmpfile|mkostemp' ;;
-	6.1) echo memfd ;;
-	nomemfd) echo tmpfile ;;
-	nomemfd,notmpfile) echo mkostemp ;;
+	local level="$1" kernel=",${2:-},"
+	[ "$level" != host ] || level=$(host_level)
+	case "$kernel" in
+	*,nomemfd,*notmpfile,*) echo mkostemp ;;
+	*,nomemfd,*) echo tmpfile ;;
+	*,nofsopen,* | *,nooverlay,* | *,noexecveat,*) copy_method_for "$level" "$kernel" ;;
+	*,nouserns,*)
+		if [ "$MODE" = rootless ]; then
+			copy_method_for "$level" "$kernel"
+		else
+			echo overlay
+		fi ;;
+	*) echo overlay ;;
+	esac
+}
+
+copy_method_for() {
+	case "$1:$2" in
+	2:*) echo 'tmpfile|mkostemp' ;;
+	*,6.1,*) echo memfd ;;
+	*) echo memfd-exec ;;
 	esac
 }
 
 # check_clone_exe METHOD LINK ID: runc init's /proc/PID/exe (LINK) is the
-# clone, not the host binary: an unlinked memfd, or an unlinked file in the
-# container's state directory (the shim points the tmpfile methods there).
+# clone, not the host binary: the binary at the root of its detached
+# overlay ("/runc", a path in no mount tree), an unlinked memfd, or an
+# unlinked file in the container's state directory (the shim points the
+# tmpfile methods there).
 check_clone_exe() {
 	case "$3:$1" in
+	*:overlay) [[ "$2" == "/runc" ]] ;;
 	*:memfd*) [[ "$2" == "/memfd:cloned_binary (deleted)" ]] ;;
 	*) [[ "$2" == "$STATE/$3/"*" (deleted)" ]] ;;
 	esac || {
@@ -196,7 +217,7 @@ check_run() {
 	run at_level --proc "$2" "$T/runc" --debug run -b "$T/b" ctr
 	assert_status 7
 	assert_output_contains container-ran
-	assert_runc_marker "$(method_for "${3:-$2}")"
+	assert_runc_marker "$(method_for "$2" "${3:-}")"
 	# The loader's variables stay out of the container.
 	if grep -E '^(_CLONED_BINARY_REEXEC|_LIBCONTAINER_[A-Z]+)=' <<<"$output"; then
 		echo "loader or runc variables leaked into the container" >&2
@@ -213,34 +234,44 @@ check_run() {
 	assert_output_contains "runc version 1.1."
 }
 
-@test "rootful runc run at vm.memfd_noexec=0 uses memfd-exec" {
+@test "rootful runc run at vm.memfd_noexec=0 uses the overlay, no copy" {
 	requires memfd_noexec
 	check_run rootful 0
 }
 
-@test "rootful runc run at vm.memfd_noexec=1 uses memfd-exec" {
+@test "rootful runc run at vm.memfd_noexec=1 uses the overlay, no copy" {
 	requires memfd_noexec
 	check_run rootful 1
 }
 
-@test "rootful runc run at vm.memfd_noexec=2 falls back to a file" {
+@test "rootful runc run at vm.memfd_noexec=2 uses the overlay, no copy" {
 	requires memfd_noexec
 	check_run rootful 2
 }
 
-@test "rootless runc run at vm.memfd_noexec=0 uses memfd-exec" {
+@test "rootful runc run at vm.memfd_noexec=2 without the mount API (fakekernel nofsopen) falls back to a file" {
+	requires memfd_noexec fakekernel seccomp
+	check_run rootful 2 nofsopen
+}
+
+@test "rootless runc run at vm.memfd_noexec=0 uses the overlay, no copy" {
 	requires memfd_noexec user userns
 	check_run rootless 0
 }
 
-@test "rootless runc run at vm.memfd_noexec=1 uses memfd-exec" {
+@test "rootless runc run at vm.memfd_noexec=1 uses the overlay, no copy" {
 	requires memfd_noexec user userns
 	check_run rootless 1
 }
 
-@test "rootless runc run at vm.memfd_noexec=2 falls back to a file" {
+@test "rootless runc run at vm.memfd_noexec=2 uses the overlay, no copy" {
 	requires memfd_noexec user userns
 	check_run rootless 2
+}
+
+@test "rootless runc run at vm.memfd_noexec=2 without the mount API (fakekernel nofsopen) falls back to a file" {
+	requires memfd_noexec user userns fakekernel seccomp
+	check_run rootless 2 nofsopen
 }
 
 # ---- exec ------------------------------------------------------------------
@@ -258,51 +289,94 @@ check_exec() {
 		exit $rc'
 	assert_status 3
 	assert_output_contains exec-ran
-	assert_runc_marker "$(method_for "${3:-$2}")"
+	assert_runc_marker "$(method_for "$2" "${3:-}")"
 	[ -z "$(ls -A "$STATE")" ]
 }
 
-@test "rootful runc exec at vm.memfd_noexec=0 uses memfd-exec" {
+@test "rootful runc exec at vm.memfd_noexec=0 uses the overlay" {
 	requires memfd_noexec
 	check_exec rootful 0
 }
 
-@test "rootful runc exec at vm.memfd_noexec=1 uses memfd-exec" {
-	requires memfd_noexec
-	check_exec rootful 1
-}
-
-@test "rootful runc exec at vm.memfd_noexec=2 falls back to a file" {
+@test "rootful runc exec at vm.memfd_noexec=2 uses the overlay" {
 	requires memfd_noexec
 	check_exec rootful 2
 }
 
-@test "rootless runc exec at vm.memfd_noexec=0 uses memfd-exec" {
+@test "rootless runc exec at vm.memfd_noexec=0 uses the overlay" {
 	requires memfd_noexec user userns
 	check_exec rootless 0
 }
 
-@test "rootless runc exec at vm.memfd_noexec=1 uses memfd-exec" {
-	requires memfd_noexec user userns
-	check_exec rootless 1
-}
-
-@test "rootless runc exec at vm.memfd_noexec=2 falls back to a file" {
+@test "rootless runc exec at vm.memfd_noexec=2 uses the overlay" {
 	requires memfd_noexec user userns
 	check_exec rootless 2
+}
+
+@test "rootful runc exec at vm.memfd_noexec=1 without the mount API uses memfd-exec" {
+	requires memfd_noexec fakekernel seccomp
+	check_exec rootful 1 nofsopen
+}
+
+@test "rootless runc exec at vm.memfd_noexec=2 without the mount API falls back to a file" {
+	requires memfd_noexec fakekernel seccomp user userns
+	check_exec rootless 2 nofsopen
 }
 
 # ---- emulated kernels --------------------------------------------------------
 # At a real level 0, so that only the emulation decides.
 
-@test "fakekernel 6.1: rootful runc run uses memfd" {
+@test "fakekernel 6.1: rootful runc run uses overlay" {
 	requires memfd_noexec fakekernel seccomp
 	check_run rootful 0 6.1
 }
 
-@test "fakekernel 6.1: rootless runc run uses memfd" {
+@test "fakekernel 6.1: rootless runc run uses overlay" {
 	requires memfd_noexec fakekernel seccomp user userns
 	check_run rootless 0 6.1
+}
+
+@test "fakekernel 6.1,nooverlay: rootful runc run uses memfd" {
+	requires memfd_noexec fakekernel seccomp
+	check_run rootful 0 6.1,nooverlay
+}
+
+@test "fakekernel 6.1,nooverlay: rootless runc run uses memfd" {
+	requires memfd_noexec fakekernel seccomp user userns
+	check_run rootless 0 6.1,nooverlay
+}
+
+@test "fakekernel nofsopen: rootful runc run uses memfd-exec" {
+	requires memfd_noexec fakekernel seccomp
+	check_run rootful 0 nofsopen
+}
+
+@test "fakekernel nofsopen: rootless runc run uses memfd-exec" {
+	requires memfd_noexec fakekernel seccomp user userns
+	check_run rootless 0 nofsopen
+}
+
+@test "fakekernel nooverlay: rootful runc run uses memfd-exec" {
+	requires memfd_noexec fakekernel seccomp
+	check_run rootful 0 nooverlay
+}
+
+@test "fakekernel nouserns: rootful runc run uses overlay" {
+	requires memfd_noexec fakekernel seccomp
+	check_run rootful 0 nouserns
+}
+
+@test "loader's user namespace refused: rootless runc run falls back to memfd-exec, saying why" {
+	requires memfd_noexec fakekernel seccomp user userns
+	# Only the loader's unshare(CLONE_NEWUSER|CLONE_NEWNS): runc itself
+	# needs its own user namespace (nouserns would stop runc altogether).
+	as rootless '' 'unshare[0==0x10020000]=EPERM'
+	bundle b /bin/sh -c 'echo container-ran'
+	run at_level --proc 0 "$T/runc" --debug run -b "$T/b" ctr
+	assert_status 0
+	assert_output_contains container-ran
+	assert_output_contains 'cloned_binary: overlay not possible (unshare(CLONE_NEWUSER|CLONE_NEWNS) failed: Operation not permitted (no unprivileged user namespaces here'
+	assert_runc_marker memfd-exec
 }
 
 @test "fakekernel nomemfd: rootful runc run uses tmpfile" {
@@ -325,9 +399,9 @@ check_exec() {
 	check_run rootless 0 nomemfd,notmpfile
 }
 
-@test "fakekernel 6.1: rootful runc exec uses memfd" {
+@test "fakekernel 6.1,nooverlay: rootful runc exec uses memfd" {
 	requires memfd_noexec fakekernel seccomp
-	check_exec rootful 0 6.1
+	check_exec rootful 0 6.1,nooverlay
 }
 
 @test "fakekernel nomemfd: rootless runc exec uses tmpfile" {
@@ -352,6 +426,21 @@ check_exec() {
 	fi
 }
 
+@test "item 9: a sealing failure stops runc init with the loader's reason (the shim's failure path)" {
+	requires memfd_noexec fakekernel seccomp
+	as rootful nofsopen 'fcntl[1&0xffffffff==1033]=EPERM'
+	bundle b /bin/sh -c 'echo container-ran'
+	run at_level --proc 0 "$T/runc" run -b "$T/b" ctr
+	assert_status 1
+	assert_output_contains 'cloned_binary: Failed to seal the memfd (memfd-exec): Operation not permitted'
+	assert_output_contains 'could not ensure we are a cloned binary: Operation not permitted'
+	if grep -q container-ran <<<"$output"; then
+		echo "the container ran without a sealed clone" >&2
+		return 1
+	fi
+	[ -z "$(ls -A "$STATE")" ]
+}
+
 # ---- create, start, delete: nothing left behind -----------------------------
 
 # Named leftovers the tmpfile methods could leave (mkostemp names its file
@@ -367,7 +456,7 @@ leftovers() {
 check_lifecycle() {
 	local method
 	as "$1" "${3:-}"
-	method=$(method_for "${3:-$2}")
+	method=$(method_for "$2" "${3:-}")
 	bundle b /bin/true
 	leftovers >"$T/leftovers.before"
 	run at_level --proc "$2" sh -ec '
@@ -413,12 +502,26 @@ check_lifecycle() {
 	check_lifecycle rootless 2
 }
 
+@test "create/start/delete rootful at vm.memfd_noexec=2 without the mount API leaves nothing" {
+	requires memfd_noexec fakekernel seccomp
+	check_lifecycle rootful 2 nofsopen
+}
+
+@test "create/start/delete rootless at vm.memfd_noexec=0 on the overlay leaves nothing" {
+	requires memfd_noexec user userns
+	check_lifecycle rootless 0
+}
+
 @test "create/start/delete rootless under fakekernel mkostemp leaves nothing" {
 	requires memfd_noexec fakekernel seccomp user userns
 	check_lifecycle rootless 0 nomemfd,notmpfile
 }
 
 # ---- CVE-2019-5736 ------------------------------------------------------------
+#
+# The copy methods are attacked rootful here (under fakekernel nofsopen);
+# rootless, fakekernel's filter keeps the attacker from even opening
+# /proc/1/exe, so sealexec.bats covers them as the user instead.
 #
 # With runc init waiting in a created container, try to write its binary:
 #  - from the host, as root, through /proc/PID/exe;
@@ -430,13 +533,16 @@ check_lifecycle() {
 # Every attempt must fail, and the host's runc must be unchanged (also
 # checked in teardown).
 
-# check_cve MODE LEVEL
+# check_cve MODE LEVEL [KERNEL]
 check_cve() {
 	local method
-	as "$1"
-	method=$(method_for "$2")
+	as "$1" "${3:-}"
+	method=$(method_for "$2" "${3:-}")
+	OVL_ATTACK="$BUILD_DIR/tests/helpers/ovl-attack"
+	export OVL_ATTACK
 	bundle b /bin/sleep 60
 	run at_level --proc "$2" sh -ec '
+		cat /proc/self/mountinfo >"$T/mounts.before"
 		"$T/runc" --debug create -b "$T/b" ctr </dev/null >/dev/null 2>"$T/create.log"
 		pid=$("$T/runc" state ctr | jq -r .pid)
 		readlink "/proc/$pid/exe" >"$T/init-exe"
@@ -445,11 +551,21 @@ check_cve() {
 		else
 			echo host-write=failed
 		fi
+		# Root on the host, holding the file: can its mount be made
+		# writable (the overlay method only)?
+		[ "$(cat "$T/init-exe")" != /runc ] || "$OVL_ATTACK" "/proc/$pid/exe" || true
+		cat "/proc/$pid/mountinfo" >"$T/container-mounts"
+		for f in /proc/$pid/fd/*; do readlink "$f"; done >"$T/init-fds"
 		"$T/runc" exec ctr /bin/sh -c "
 			if echo PWNED >>/proc/1/exe; then echo direct-write=ok
 			else echo direct-write=failed; fi
 			if (exec 3>>/proc/self/exe); then echo self-write=ok
-			else echo self-write=failed; fi" 2>&1
+			else echo self-write=failed; fi
+			e=\$(readlink /proc/1/exe)
+			for f in /proc/1/fd/* /proc/self/fd/*; do
+				[ \"\$(readlink \$f)\" != \"\$e\" ] || echo fd-leak=\$f
+			done
+			echo fds-checked" 2>&1
 		"$T/runc" exec -d ctr /bin/sh -c "
 			exec 4</proc/1/exe && echo held=ok || echo held=failed
 			i=0
@@ -468,39 +584,65 @@ check_cve() {
 			sleep 0.1
 		done
 		cat "$T/attack.out"
-		"$T/runc" delete -f ctr'
+		"$T/runc" delete -f ctr
+		cat /proc/self/mountinfo >"$T/mounts.after"'
 	assert_status 0
 	assert_runc_marker "$method" "$T/create.log"
 	check_clone_exe "$method" "$(cat "$T/init-exe")" ctr
 	local want
 	for want in host-write=failed direct-write=failed self-write=failed \
-		held=ok pid1=/bin/busybox handle-write=failed; do
+		held=ok pid1=/bin/busybox handle-write=failed fds-checked; do
 		assert_output_contains "$want"
 	done
-	if grep -q -- '-write=ok' <<<"$output"; then
-		echo "a write attempt succeeded:" >&2
+	if grep -q -- '-write=ok\|fd-leak=\|WRITABLE' <<<"$output"; then
+		echo "a write attempt succeeded, or the binary leaked as an fd:" >&2
 		echo "$output" >&2
+		return 1
+	fi
+	if [ "$method" = overlay ]; then
+		assert_output_contains "ovl-attack: defeated"
+		# Attached nowhere: no new mount on the host or in the container.
+		diff -u "$T/mounts.before" "$T/mounts.after"
+		if grep -q ' - overlay ' "$T/container-mounts"; then
+			echo "an overlay mount shows in the container:" >&2
+			cat "$T/container-mounts" >&2
+			return 1
+		fi
+	fi
+	# runc init holds no fd of the binary (its exe is all it needs).
+	if grep -xF -- "$(cat "$T/init-exe")" "$T/init-fds"; then
+		echo "runc init holds an fd of its binary" >&2
 		return 1
 	fi
 	[ "$(sha256sum <"$RUNC")" = "$RUNC_SUM_BEFORE" ]
 }
 
-@test "CVE-2019-5736: rootful runc init's memfd clone cannot be written" {
+@test "CVE-2019-5736: rootful runc init on the overlay cannot be written, nor its mount made writable" {
 	requires memfd_noexec
 	check_cve rootful 0
 }
 
-@test "CVE-2019-5736: rootful runc init's tmpfile clone cannot be written" {
+@test "CVE-2019-5736: rootful runc init on the overlay at vm.memfd_noexec=2 cannot be written" {
 	requires memfd_noexec
 	check_cve rootful 2
 }
 
-@test "CVE-2019-5736: rootless runc init's memfd clone cannot be written" {
+@test "CVE-2019-5736: rootful runc init's memfd clone cannot be written (no mount API)" {
+	requires memfd_noexec fakekernel seccomp
+	check_cve rootful 0 nofsopen
+}
+
+@test "CVE-2019-5736: rootful runc init's tmpfile clone cannot be written (no mount API, level 2)" {
+	requires memfd_noexec fakekernel seccomp
+	check_cve rootful 2 nofsopen
+}
+
+@test "CVE-2019-5736: rootless runc init on the overlay cannot be written, nor its mount made writable" {
 	requires memfd_noexec user userns
 	check_cve rootless 0
 }
 
-@test "CVE-2019-5736: rootless runc init's tmpfile clone cannot be written" {
+@test "CVE-2019-5736: rootless runc init on the overlay at vm.memfd_noexec=2 cannot be written" {
 	requires memfd_noexec user userns
 	check_cve rootless 2
 }

@@ -107,24 +107,38 @@ teardown() {
 	assert_output_contains "is a script"
 }
 
-@test "root, level 0: memfd-exec sealed W^X" {
+@test "root, levels 0, 1 and 2: auto runs the binary itself from a detached read-only overlay" {
 	requires root memfd_noexec
-	run at_level 0 "$SEALEXEC" --debug "$SELFCHECK" --expect-method=memfd-exec --expect-seals=0x2f
+	local level
+	for level in 0 1 2; do
+		run at_level "$level" "$SEALEXEC" --debug "$SELFCHECK" \
+			--expect-method=overlay --expect-same="$SELFCHECK"
+		echo "level $level" >&2
+		assert_status 0
+		assert_marker overlay
+		assert_output_contains "selfcheck: exe=/selfcheck seals=0x0 mode=0755 nlink=1 method=overlay"
+		assert_output_contains "selfcheck: ok"
+	done
+}
+
+@test "root, level 0: --method=memfd gives the memfd-exec copy sealed W^X" {
+	requires root memfd_noexec
+	run at_level 0 "$SEALEXEC" --debug --method=memfd "$SELFCHECK" --expect-method=memfd-exec --expect-seals=0x2f --expect-same="$SELFCHECK"
 	assert_status 0
 	assert_marker memfd-exec
 	assert_output_contains "seals=0x3f mode=0555"
 }
 
-@test "root, level 1: memfd-exec sealed W^X" {
+@test "root, level 1: --method=memfd gives the memfd-exec copy sealed W^X" {
 	requires root memfd_noexec
-	run at_level 1 "$SEALEXEC" --debug "$SELFCHECK" --expect-method=memfd-exec --expect-seals=0x2f
+	run at_level 1 "$SEALEXEC" --debug --method=memfd "$SELFCHECK" --expect-method=memfd-exec --expect-seals=0x2f
 	assert_status 0
 	assert_marker memfd-exec
 }
 
-@test "root, level 2: falls back to tmpfile" {
+@test "root, level 2 without overlay: falls back to tmpfile" {
 	requires root memfd_noexec
-	run at_level 2 "$SEALEXEC" --debug "$SELFCHECK" --expect-method=tmpfile
+	run at_level 2 env MEMFD_TOOLKIT_FEATURES=-fsopen "$SEALEXEC" --debug "$SELFCHECK" --expect-method=tmpfile --expect-same="$SELFCHECK"
 	assert_status 0
 	assert_marker tmpfile
 	assert_output_contains "nlink=0"
@@ -148,10 +162,20 @@ teardown() {
 @test "user, levels 0, 1 and 2" {
 	requires root user memfd_noexec
 	for level in 0 1 2; do
+		# auto: the overlay, made in a throwaway user namespace.
 		run at_level "$level" setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
 			--init-groups --inh-caps=-all -- \
-			"$U_SEALEXEC" --debug "$U_SELFCHECK"
+			"$U_SEALEXEC" --debug "$U_SELFCHECK" --expect-same="$U_SELFCHECK"
 		echo "level $level: $output"
+		assert_status 0
+		assert_marker overlay
+		assert_output_contains "selfcheck: ok"
+		# Without it: the memfd copy, or the file at 2.
+		run at_level "$level" setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
+			--init-groups --inh-caps=-all -- \
+			env MEMFD_TOOLKIT_FEATURES=-fsopen \
+			"$U_SEALEXEC" --debug "$U_SELFCHECK" --expect-same="$U_SELFCHECK"
+		echo "level $level, no overlay: $output"
 		assert_status 0
 		if [ "$level" = 2 ]; then
 			assert_marker tmpfile
@@ -167,7 +191,7 @@ teardown() {
 	requires root user memfd_noexec
 	run at_level 2 setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
 		--init-groups --inh-caps=-all -- \
-		"$U_SEALEXEC" --tmpdir=/root "$U_SELFCHECK"
+		"$U_SEALEXEC" --method=tmpfile --tmpdir=/root "$U_SELFCHECK"
 	assert_status 126
 	assert_output_contains "Failed to make a sealed copy"
 	assert_output_contains "/root"
@@ -191,7 +215,7 @@ teardown() {
 
 @test "emulated 6.1: memfd without MFD_EXEC, sealed 0xf" {
 	requires root seccomp fakekernel
-	run "$FAKEKERNEL" --kernel=6.1 -- "$SEALEXEC" --debug "$SELFCHECK" --expect-method=memfd --expect-seals=0xf
+	run "$FAKEKERNEL" --kernel=6.1 -- "$SEALEXEC" --debug --method=memfd "$SELFCHECK" --expect-method=memfd --expect-seals=0xf
 	assert_status 0
 	assert_marker memfd
 	assert_output_contains "seals=0xf "
@@ -205,7 +229,7 @@ teardown() {
 @test "emulated 6.1 as user" {
 	requires root user seccomp fakekernel
 	run setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --inh-caps=-all -- \
-		"$U_FAKEKERNEL" --kernel=6.1 -- "$U_SEALEXEC" --debug "$U_SELFCHECK" --expect-method=memfd --expect-seals=0xf
+		"$U_FAKEKERNEL" --kernel=6.1 -- "$U_SEALEXEC" --debug --method=memfd "$U_SELFCHECK" --expect-method=memfd --expect-seals=0xf
 	assert_status 0
 	assert_marker memfd
 }
@@ -238,7 +262,7 @@ teardown() {
 
 @test "emulated 6.3-6.5.2 at level 2: no memfd although MFD_EXEC would pass" {
 	requires root seccomp fakekernel memfd_noexec
-	run at_level 0 "$FAKEKERNEL" --kernel=6.3-level2 -- "$SEALEXEC" --debug "$SELFCHECK" --expect-method=tmpfile
+	run at_level 0 "$FAKEKERNEL" --kernel=6.3-level2,nofsopen -- "$SEALEXEC" --debug "$SELFCHECK" --expect-method=tmpfile
 	assert_status 0
 	assert_marker tmpfile
 	assert_output_contains "vm.memfd_noexec=2"
@@ -252,12 +276,16 @@ teardown() {
 	assert_output_contains "selfcheck: ok"
 }
 
-@test "feature override: -mfd_exec gives memfd, -memfd_create gives tmpfile" {
-	run env MEMFD_TOOLKIT_FEATURES=-mfd_exec "$SEALEXEC" --debug "$SELFCHECK" --expect-method=memfd-exec
+@test "feature override: -fsopen gives memfd-exec, with -mfd_exec memfd, with -memfd_create tmpfile" {
+	run env MEMFD_TOOLKIT_FEATURES=-fsopen "$SEALEXEC" --debug "$SELFCHECK" --expect-method=memfd-exec
+	assert_status 0
+	assert_marker memfd-exec
+	assert_output_contains "cloned_binary: overlay not possible (no fsopen() (before Linux 5.2)), falling back"
+	run env MEMFD_TOOLKIT_FEATURES=-fsopen,-mfd_exec "$SEALEXEC" --debug "$SELFCHECK" --expect-method=memfd-exec
 	# F_SEAL_EXEC still applies, so the copy is as strong; the marker is memfd.
 	assert_status 0
 	assert_marker memfd
-	run env MEMFD_TOOLKIT_FEATURES=-memfd_create "$SEALEXEC" --debug "$SELFCHECK" --expect-method=tmpfile
+	run env MEMFD_TOOLKIT_FEATURES=-fsopen,-memfd_create "$SEALEXEC" --debug "$SELFCHECK" --expect-method=tmpfile
 	assert_status 0
 	assert_marker tmpfile
 }
@@ -274,6 +302,12 @@ teardown() {
 		assert_output_contains "attack: defeated"
 		assert_output_contains "Text file busy"
 	done
+	# No copy at all: the original itself, on a read-only filesystem.
+	run "$ATTACK" "$copy" -- "$SEALEXEC" --method=overlay "$copy" --hold
+	echo "$output"
+	assert_status 0
+	assert_output_contains "attack: defeated"
+	assert_output_contains "Read-only file system"
 	run at_level 2 "$ATTACK" "$copy" -- "$SEALEXEC" "$copy" --hold
 	assert_status 0
 	[ "$(sha256sum <"$copy")" = "$sum_before" ]
@@ -323,8 +357,13 @@ teardown() {
 	# the faked sysctl reads 2 and MFD_EXEC would still be let through.
 	# The copy goes to a directory of the user's (see the nomemfd test).
 	user_tmpdir
-	for pair in 6.1:memfd nomemfd:tmpfile nomemfd,notmpfile:mkostemp \
-		6.3-level2:tmpfile noexecveat:memfd-exec notmpfile:memfd-exec; do
+	# nomemfd and noexecveat are older than fsopen (5.2) and imply
+	# nofsopen; nouserns leaves the user no way to mount the overlay.
+	for pair in 6.1:overlay 6.1,nooverlay:memfd nomemfd:tmpfile \
+		nomemfd,notmpfile:mkostemp 6.3-level2:overlay \
+		6.3-level2,nofsopen:tmpfile noexecveat:memfd-exec \
+		notmpfile:overlay nofsopen:memfd-exec nouserns:memfd-exec \
+		nooverlay:memfd-exec; do
 		profile="${pair%%:*}" want="${pair#*:}"
 		run at_level 0 setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
 			--init-groups --inh-caps=-all -- \

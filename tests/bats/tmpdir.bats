@@ -231,12 +231,14 @@ assert_no_leftover() {
 		start_evilfs "$mnt" $opt
 		for how in --method=tmpfile level2; do
 			if [ "$how" = level2 ]; then
+				# The file path is taken at 2 when there is
+				# no overlay (before 5.2, or refused).
 				wrap=(at_level 2 env) args=()
 			else
 				wrap=(env) args=("$how")
 			fi
 			run "${wrap[@]}" -u SEALEXEC_TMPDIR XDG_RUNTIME_DIR="$mnt" \
-				EVILFS_MARKER="$PWNED" \
+				EVILFS_MARKER="$PWNED" MEMFD_TOOLKIT_FEATURES=-fsopen \
 				"$SEALEXEC" --debug "${args[@]}" "$SELFCHECK" --expect-method=tmpfile
 			echo "evilfs $opt, $how: status $status"
 			echo "$output"
@@ -266,8 +268,8 @@ assert_no_leftover() {
 	echo "$output"
 	refute_payload
 	assert_refused "$mnt" fuse
-	# The same through auto, with no memfd to be had.
-	run env EVILFS_MARKER="$PWNED" MEMFD_TOOLKIT_FEATURES=-memfd_create \
+	# The same through auto, with no overlay and no memfd to be had.
+	run env EVILFS_MARKER="$PWNED" MEMFD_TOOLKIT_FEATURES=-fsopen,-memfd_create \
 		"$SEALEXEC" --debug --tmpdir="$mnt" "$SELFCHECK"
 	echo "$output"
 	refute_payload

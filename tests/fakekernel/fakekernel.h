@@ -49,7 +49,8 @@ int fakekernel_profiles_memfd_noexec(const char *profile_list, int *ret_mode);
  * A fail spec is "SYSCALL=ERRNO" or "SYSCALL[ARG&MASK==VALUE,...]=ERRNO":
  * all conditions must hold, ARG is 0-5, "&MASK" may be left out (compare all
  * 64 bits), numbers are decimal, 0x hex or 0 octal, ERRNO is a name (EPERM)
- * or a number 1-4094.  Conditions on the same ARG are merged.
+ * or a number 0-4094 (0: the call returns 0 without running, to test that
+ * results are verified).  Conditions on the same ARG are merged.
  *
  * Returns 0, or:
  *   -EINVAL  a bad profile list or fail spec: syntax, an unknown or foreign

@@ -13,6 +13,10 @@
  *   tmpfile_open       the same through the open syscall (SKIP if none)
  *   openat2            openat2("/") (SKIP if the headers lack it)
  *   execveat           execveat(AT_EMPTY_PATH) of this program, in a child
+ *   fsopen             fsopen("") (ENODEV, or EPERM without privilege,
+ *                      where the new mount API exists)
+ *   fsconfig_string    fsconfig(-1, FSCONFIG_SET_STRING) (EBADF if it exists)
+ *   unshare_user       unshare(CLONE_NEWUSER), in a child
  *   sysctl             the contents of /proc/sys/vm/memfd_noexec, newlines
  *                      written as \n, or the errno of open()
  *   sysctl_w           access(W_OK) on it (never opened for writing)
@@ -24,6 +28,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -203,6 +208,26 @@ static void probe_cap_eff(void)
 	printf("cap_eff=%.*s\n", (int)strcspn(p, "\n"), p);
 }
 
+static void probe_mount_api(void)
+{
+	int status;
+	pid_t pid;
+
+	report("fsopen", missing_fsopen("", FSOPEN_CLOEXEC) < 0 ? -errno : 0);
+	report("fsconfig_string",
+	       missing_fsconfig(-1, FSCONFIG_SET_STRING, "k", "v", 0) < 0
+		       ? -errno
+		       : 0);
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER) < 0 ? errno : 0);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		report("unshare_user", -ECHILD);
+	else
+		report("unshare_user", -WEXITSTATUS(status));
+}
+
 int main(int argc, char *argv[])
 {
 	if (argc > 1 && strcmp(argv[1], "--exit0") == 0)
@@ -216,6 +241,7 @@ int main(int argc, char *argv[])
 	probe_tmpfile();
 	probe_openat2();
 	probe_execveat();
+	probe_mount_api();
 	probe_sysctl();
 	printf("nnp=%d\n", prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0));
 	probe_cap_eff();

@@ -75,7 +75,9 @@ mounts_before=$(grep -c '' /proc/self/mountinfo)
 # What the real kernel answers (expanded by check, after overrides).
 COMMON="memfd_plain=OK memfd_sealing=OK memfd_exec=$exec_ok
 	memfd_noexec_seal=OK seal_exec=OK tmpfile=OK tmpfile_open=OK
-	openat2=OK execveat=OK sysctl=${level}\\n vm_other=OK"
+	openat2=OK execveat=OK sysctl=${level}\\n vm_other=OK
+	fsopen=ENODEV fsconfig_string=EINVAL unshare_user=OK"
+NOFSOPEN="fsopen=ENOSYS fsconfig_string=ENOSYS"
 HIDDEN="sysctl=ENOENT sysctl_w=ENOENT"
 MEMFD_ENOSYS="memfd_plain=ENOSYS memfd_sealing=ENOSYS memfd_exec=ENOSYS
 	memfd_noexec_seal=ENOSYS seal_exec=SKIP"
@@ -162,7 +164,7 @@ unpriv_checks() {
 	local uid=$1
 	shift
 	base="$COMMON sysctl_w=EACCES nnp=0 uid=$uid euid=$uid
-		cap_eff=$NOCAPS"
+		cap_eff=$NOCAPS fsopen=EPERM"
 
 	check "user: no wrapper" "" "$@" "$PROBE"
 	# No namespace needed: no_new_privs is required and set.
@@ -177,7 +179,7 @@ unpriv_checks() {
 	# User namespace: same uid, capabilities gone after exec.
 	check "user: 6.1 (user namespace)" "$V61 $HIDDEN" \
 		"$@" "$FK" --kernel=6.1 -- "$PROBE"
-	check "user: nomemfd" "$MEMFD_ENOSYS $HIDDEN" \
+	check "user: nomemfd" "$MEMFD_ENOSYS $HIDDEN $NOFSOPEN" \
 		"$@" "$FK" --kernel=nomemfd -- "$PROBE"
 	check "user: 6.3-level2" "$LEVEL2" \
 		"$@" "$FK" --kernel=6.3-level2 -- "$PROBE"
@@ -206,17 +208,20 @@ base="$COMMON sysctl_w=OK nnp=0 uid=0 euid=0 cap_eff=$cap_eff"
 
 check "no wrapper" "" "$PROBE"
 check "no options" "" "$FK" -- "$PROBE"
-check "nomemfd" "$MEMFD_ENOSYS $HIDDEN" "$FK" --kernel=nomemfd -- "$PROBE"
+check "nomemfd" "$MEMFD_ENOSYS $HIDDEN $NOFSOPEN" "$FK" --kernel=nomemfd -- "$PROBE"
+check "nofsopen" "$NOFSOPEN" "$FK" --kernel=nofsopen -- "$PROBE"
+check "nooverlay" "fsconfig_string=ENODEV" "$FK" --kernel=nooverlay -- "$PROBE"
+check "nouserns" "unshare_user=EPERM" "$FK" --kernel=nouserns -- "$PROBE"
 check "6.1" "$V61 $HIDDEN" "$FK" --kernel=6.1 -- "$PROBE"
 # seal_exec works: the probe falls back to MFD_EXEC | MFD_ALLOW_SEALING.
 check "6.3-level2" "$LEVEL2" "$FK" --kernel=6.3-level2 -- "$PROBE"
 check "notmpfile" "$NOTMP" "$FK" --kernel=notmpfile -- "$PROBE"
-check "noexecveat" "execveat=ENOSYS" "$FK" --kernel=noexecveat -- "$PROBE"
-check "6.1,notmpfile,noexecveat" "$V61 $HIDDEN $NOTMP execveat=ENOSYS" \
+check "noexecveat" "execveat=ENOSYS $NOFSOPEN" "$FK" --kernel=noexecveat -- "$PROBE"
+check "6.1,notmpfile,noexecveat" "$V61 $HIDDEN $NOTMP execveat=ENOSYS $NOFSOPEN" \
 	"$FK" --kernel=6.1,notmpfile,noexecveat -- "$PROBE"
-check "--kernel twice accumulates" "$V61 $HIDDEN execveat=ENOSYS" \
+check "--kernel twice accumulates" "$V61 $HIDDEN execveat=ENOSYS $NOFSOPEN" \
 	"$FK" --kernel=6.1 --kernel=noexecveat -- "$PROBE"
-check "nomemfd beats 6.1" "$MEMFD_ENOSYS $HIDDEN" \
+check "nomemfd beats 6.1" "$MEMFD_ENOSYS $HIDDEN $NOFSOPEN" \
 	"$FK" --kernel=6.1,nomemfd -- "$PROBE"
 
 # Only the file is faked: memfd_create still sees the real level.
@@ -259,10 +264,10 @@ U=(setpriv --reuid=65534 --regid=65534 --clear-groups --)
 base="$COMMON sysctl_w=OK nnp=0 uid=65534 euid=0 cap_eff=$cap_eff"
 if check "setuid control, no wrapper" "" "${U[@]}" "$suid"; then
 	check "setuid control, no_new_privs set" \
-		"nnp=1 euid=65534 sysctl_w=EACCES cap_eff=$NOCAPS" \
+		"nnp=1 euid=65534 sysctl_w=EACCES cap_eff=$NOCAPS fsopen=EPERM" \
 		setpriv --reuid=65534 --regid=65534 --clear-groups \
 		--no-new-privs -- "$suid"
-	check "setuid under noexecveat" "execveat=ENOSYS" \
+	check "setuid under noexecveat" "execveat=ENOSYS $NOFSOPEN" \
 		"$FK" --kernel=noexecveat -- "${U[@]}" "$suid"
 	check "setuid under 6.1 (mount namespace)" "$V61 $HIDDEN" \
 		"$FK" --kernel=6.1 -- "${U[@]}" "$suid"
@@ -281,13 +286,13 @@ expect_rc "command blocked by --fail" 126 \
 expect_rc "cannot unshare -> 125" 125 \
 	'^fakekernel: Failed to unshare a user and a mount namespace: ' \
 	"$FK" --fail=unshare=EPERM -- "$FK" --memfd-noexec=1 -- true
-PROFILES='nomemfd, 6\.1, 6\.3-level2, notmpfile, noexecveat'
+PROFILES='nomemfd, 6\.1, 6\.3-level2, notmpfile, noexecveat, nofsopen, nooverlay, nouserns'
 expect_rc "unknown profile" 2 "--kernel=bogus.*'bogus'.*$PROFILES" \
 	"$FK" --kernel=bogus -- true
 expect_rc "trailing comma" 2 "--kernel=6\.1,:" "$FK" --kernel=6.1, -- true
 expect_rc "conflicting profiles" 2 "--kernel=6\.1,6\.3-level2: conflicting" \
 	"$FK" --kernel=6.1,6.3-level2 -- true
-for spec in bogus memfd_create memfd_create=EBOGUS memfd_create=0 \
+for spec in bogus memfd_create memfd_create=EBOGUS memfd_create=-1 \
 	'memfd_create[6==1]=EPERM' 'memfd_create[1&0x1==0x2]=EPERM' \
 	'memfd_create[1&0x1==0x1,1&0x1==0]=EPERM' nosuchsyscall=EPERM; do
 	expect_rc "bad spec $spec" 2 "--fail=.*SYSCALL=ERRNO" \
@@ -303,7 +308,7 @@ expect_rc "--help" 0 "" "$FK" --help
 checks=$((checks + 1))
 if ! list=$("$FK" --list) ||
 	[ "$(awk '{ print $1 }' <<<"$list" | tr '\n' ' ')" != \
-		"nomemfd 6.1 6.3-level2 notmpfile noexecveat " ] ||
+		"nomemfd 6.1 6.3-level2 notmpfile noexecveat nofsopen nooverlay nouserns " ] ||
 	awk 'NF < 3 { bad = 1 } END { exit !bad }' <<<"$list"; then
 	fail "--list: $list"
 else

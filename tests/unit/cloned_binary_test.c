@@ -23,6 +23,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/statvfs.h>
+#include <sys/vfs.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -290,6 +293,15 @@ static void emulate(const char *profiles, const char *fail_spec)
 		    fail_spec ? fail_spec : "", strerror(-r));
 }
 
+/*
+ * Most cases test the chain below the overlay method (memfds, then files):
+ * they run with the probed features (probed now, or before a case's
+ * filter, as the library would) less fsopen.  The overlay cases set
+ * overlay_on.
+ */
+static bool overlay_on;
+static struct mt_features no_overlay;
+
 static int do_clone(enum cloned_binary_request req, const char *tmpdir,
 		    enum cloned_binary_method expect, int *ret_fd)
 {
@@ -297,6 +309,11 @@ static int do_clone(enum cloned_binary_request req, const char *tmpdir,
 	enum cloned_binary_method m;
 	int fd, r;
 
+	if (!overlay_on && !opts.features) {
+		mt_features_probe(&no_overlay);
+		no_overlay.fsopen = false;
+		opts.features = &no_overlay;
+	}
 	opts.request = req;
 	opts.tmpdir = tmpdir;
 	r = cloned_binary_clone(src, &opts, &m, &fd, &last_err);
@@ -820,6 +837,304 @@ static void case_emul_63_level2(void)
 	check_tmpfile_copy(fd);
 }
 
+/* ---- the overlay method (issue 10) ---------------------------------------
+ */
+
+static char debug_lines[4096];
+
+static void capture(const char *line)
+{
+	size_t n = strlen(debug_lines);
+
+	(void)snprintf(debug_lines + n, sizeof(debug_lines) - n, "%s\n", line);
+}
+
+static int count_mounts(void)
+{
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	char line[4096];
+	int n = 0;
+
+	if (!f)
+		die("open mountinfo: %m");
+	while (fgets(line, sizeof(line), f))
+		n++;
+	fclose(f);
+	return n;
+}
+
+static void check_overlay_copy(int fd)
+{
+	struct statfs sfs;
+	char proc[64];
+	int w;
+
+	assert_is_sealed(fd, 1);
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != 0x794c7630 ||
+	    !(sfs.f_flags & ST_RDONLY))
+		die("not on a read-only overlayfs");
+	(void)snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	w = open(proc, O_WRONLY | O_CLOEXEC);
+	if (w >= 0 || errno != EROFS)
+		die("open for writing: %s, expected EROFS",
+		    w >= 0 ? "succeeded" : strerror(errno));
+	if (fcntl(fd, F_GETFL) < 0 || !(fcntl(fd, F_GETFL) & O_PATH))
+		die("overlay fd is not O_PATH");
+}
+
+/* No copy: the very file, from a detached mount that no mountinfo shows. */
+static void case_overlay_root(void)
+{
+	int before = count_mounts();
+	struct stat a, b;
+
+	require_root();
+	overlay_on = true;
+	_cleanup_close_ int src = open_self();
+	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
+					    CLONED_BINARY_METHOD_OVERLAY);
+	check_overlay_copy(fd);
+	if (fstat(src, &a) < 0 || fstat(fd, &b) < 0 || a.st_ino != b.st_ino)
+		die("the overlay file is not the binary itself");
+	if (count_mounts() != before)
+		die("a mount appeared in mountinfo");
+}
+
+/* As a user: through a throwaway user namespace, the same result. */
+static void case_overlay_user(void)
+{
+	require_root();
+	if (setresgid(65534, 65534, 65534) < 0 ||
+	    setresuid(65534, 65534, 65534) < 0)
+		die("become nobody: %m");
+	(void)prctl(PR_SET_DUMPABLE, 1);
+	overlay_on = true;
+	opts.debug = true;
+	opts.log = capture;
+	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_OVERLAY, NULL,
+					    CLONED_BINARY_METHOD_OVERLAY);
+	check_overlay_copy(fd);
+}
+
+/* Each reason to fall back is named, and the chain goes on. */
+static void expect_fallback(const char *profile, const char *spec,
+			    const char *reason, enum cloned_binary_method m)
+{
+	overlay_on = true;
+	opts.debug = true;
+	opts.log = capture;
+	emulate(profile, spec);
+	_cleanup_close_ int fd =
+		must_clone(CLONED_BINARY_REQUEST_AUTO, NULL, m);
+	if (!strstr(debug_lines, "cloned_binary: overlay not possible (") ||
+	    !strstr(debug_lines, reason))
+		die("debug lines lack the reason '%s': %s", reason,
+		    debug_lines);
+}
+
+static void case_overlay_nofsopen(void)
+{
+	expect_fallback("nofsopen", NULL, "no fsopen() (before Linux 5.2)",
+			CLONED_BINARY_METHOD_MEMFD_EXEC);
+}
+
+static void case_overlay_nooverlay(void)
+{
+	require_root();
+	expect_fallback("nooverlay", NULL, "setting lowerdir failed",
+			CLONED_BINARY_METHOD_MEMFD_EXEC);
+}
+
+static void case_overlay_refused(void)
+{
+	require_root();
+	/* FSCONFIG_CMD_CREATE refused, as by an LSM or a bad layer. */
+	expect_fallback(NULL, "fsconfig[1==6]=EPERM",
+			"making the empty tmpfs layer failed: Operation not "
+			"permitted",
+			CLONED_BINARY_METHOD_MEMFD_EXEC);
+}
+
+static void case_overlay_nouserns(void)
+{
+	require_root();
+	if (setresgid(65534, 65534, 65534) < 0 ||
+	    setresuid(65534, 65534, 65534) < 0)
+		die("become nobody: %m");
+	(void)prctl(PR_SET_DUMPABLE, 1);
+	expect_fallback("nouserns", NULL, "no unprivileged user namespaces",
+			CLONED_BINARY_METHOD_MEMFD_EXEC);
+}
+
+/* Asked for by name, a refusal is an error, not a fallback. */
+static void case_overlay_forced_fails(void)
+{
+	overlay_on = true;
+	emulate("nofsopen", NULL);
+	must_fail_clone(CLONED_BINARY_REQUEST_OVERLAY, -ENOSYS,
+			"Failed to open the binary from a detached overlayfs");
+}
+
+/*
+ * Only a detached, read-only overlay counts: an attached one could be
+ * remounted by whoever owns it, and a read-only bind mount of the binary
+ * is the original file.
+ */
+static void case_overlay_attached_not_sealed(void)
+{
+	_cleanup_close_ int fd = -EBADF, bind = -EBADF;
+
+	require_root();
+	if (unshare(CLONE_NEWNS) < 0 ||
+	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		skip("private mount namespace");
+	(void)mkdir("/tmp/cbtest-ovl", 0700);
+	(void)mkdir("/tmp/cbtest-empty", 0700);
+	(void)mkdir("/tmp/cbtest-bind", 0700);
+	if (mount("overlay", "/tmp/cbtest-ovl", "overlay", MS_RDONLY,
+		  "lowerdir=/bin:/tmp/cbtest-empty") < 0)
+		die("mount an attached overlay: %m");
+	fd = open("/tmp/cbtest-ovl/true", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("open on the attached overlay: %m");
+	assert_is_sealed(fd, 0);
+	if (mount("/bin", "/tmp/cbtest-bind", NULL, MS_BIND, NULL) < 0 ||
+	    mount(NULL, "/tmp/cbtest-bind", NULL,
+		  MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0)
+		die("read-only bind mount: %m");
+	bind = open("/tmp/cbtest-bind/true", O_RDONLY | O_CLOEXEC);
+	if (bind < 0)
+		die("open on the bind mount: %m");
+	assert_is_sealed(bind, 0);
+}
+
+/* ---- issue 14, item 9: results are verified, not trusted ------------------
+ */
+
+/* F_ADD_SEALS "succeeds" without sealing: the read-back must catch it. */
+static void case_item9_seals_verified(void)
+{
+	mt_features_probe(&(struct mt_features){});
+	emulate(NULL, "fcntl[1&0xffffffff==1033]=0");
+	must_fail_clone(CLONED_BINARY_REQUEST_MEMFD, -ENOEXEC,
+			"seal the memfd");
+}
+
+/* unlink "succeeds" without unlinking: the name must be refused before
+ * a byte is written, so nothing but an empty file can be left. */
+static void case_item9_unlink_verified(void)
+{
+	char dir[] = "/tmp/cbtest-unlink-XXXXXX";
+	struct dirent *de;
+	DIR *d;
+
+	if (!mkdtemp(dir))
+		die("mkdtemp: %m");
+	emulate("nomemfd,notmpfile", "unlinkat=0");
+	opts.request = CLONED_BINARY_REQUEST_TMPFILE;
+	opts.tmpdir = dir;
+	{
+		_cleanup_close_ int src = open_self();
+		enum cloned_binary_method m;
+		int fd = -EBADF, r;
+
+		r = cloned_binary_clone(src, &opts, &m, &fd, &last_err);
+		if (r != -ENOEXEC || !strstr(last_error(), "still has 1 link"))
+			die("clone = %d (%s), expected -ENOEXEC", r,
+			    last_error());
+	}
+	d = opendir(dir);
+	while (d && (de = readdir(d))) {
+		char path[512];
+		struct stat st;
+
+		if (de->d_name[0] == '.' && strncmp(de->d_name, ".cloned", 7))
+			continue;
+		(void)snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
+		if (stat(path, &st) < 0 || st.st_size != 0)
+			die("a named copy was left: %s", path);
+		(void)remove(path);
+	}
+	if (d)
+		closedir(d);
+	(void)rmdir(dir);
+}
+
+/* The source grows while it is copied: a torn copy, never used. */
+static const char *grow_path;
+extern ssize_t __real_sendfile(int out, int in, off_t *off, size_t n);
+ssize_t __wrap_sendfile(int out, int in, off_t *off, size_t n);
+ssize_t __wrap_sendfile(int out, int in, off_t *off, size_t n)
+{
+	ssize_t r = __real_sendfile(out, in, off, n);
+	int fd;
+
+	if (grow_path && r > 0) {
+		fd = open(grow_path, O_WRONLY | O_APPEND | O_CLOEXEC);
+		if (fd >= 0) {
+			(void)!write(fd, "x", 1);
+			close(fd);
+		}
+		grow_path = NULL;
+	}
+	return r;
+}
+
+static void case_item9_source_size_rechecked(void)
+{
+	char path[] = "/tmp/cbtest-grow-XXXXXX";
+	_cleanup_close_ int self = open_self();
+	_cleanup_close_ int src = -EBADF;
+	enum cloned_binary_method m;
+	int tmp, fd = -EBADF, r;
+
+	tmp = mkostemp(path, O_CLOEXEC);
+	if (tmp < 0 ||
+	    cloned_binary_copy(tmp, self, (size_t)lseek(self, 0, SEEK_END),
+			       CLONED_BINARY_COPY_READWRITE) < 0)
+		die("make a source: %m");
+	close(tmp);
+	src = open(path, O_RDONLY | O_CLOEXEC);
+	grow_path = path;
+	opts.request = CLONED_BINARY_REQUEST_MEMFD;
+	r = cloned_binary_clone(src, &opts, &m, &fd, &last_err);
+	(void)unlink(path);
+	if (r != -EIO || !strstr(last_error(), "copy the binary"))
+		die("clone of a growing source = %d (%s), expected -EIO", r,
+		    last_error());
+}
+
+/* A memfd that comes out without x bits (level 1, no MFD_EXEC) is a
+ * policy answer: the copy goes to a file. */
+static void case_item9_no_x_bits_falls_back(void)
+{
+	struct mt_features f;
+
+	enter_level(1);
+	mt_features_probe(&f);
+	f.mfd_exec = false;
+	f.fsopen = false;
+	opts.features = &f;
+	opts.debug = true;
+	opts.log = capture;
+	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
+					    CLONED_BINARY_METHOD_TMPFILE);
+	check_tmpfile_copy(fd);
+	if (!strstr(debug_lines, "memfd not possible"))
+		die("no fallback marker: %s", debug_lines);
+}
+
+/* The re-exec marker stops a second re-exec (the loop guard). */
+static void case_item9_ensure_loop_guard(void)
+{
+	setenv("_CLONED_BINARY_REEXEC", "1", 1);
+	if (cloned_binary_ensure(&opts, &last_err) != -ELOOP ||
+	    !strstr(last_error(), "after one re-exec"))
+		die("ensure with the marker set: %s", last_error());
+	if (getenv("_CLONED_BINARY_REEXEC"))
+		die("the marker was left set");
+}
+
 static const struct {
 	const char *name;
 	void (*fn)(void);
@@ -849,6 +1164,19 @@ static const struct {
 	{"copy_methods", case_copy_methods},
 	{"features_override", case_features_override},
 	{"names", case_names},
+	{"overlay_root", case_overlay_root},
+	{"overlay_user", case_overlay_user},
+	{"overlay_nofsopen", case_overlay_nofsopen},
+	{"overlay_nooverlay", case_overlay_nooverlay},
+	{"overlay_refused", case_overlay_refused},
+	{"overlay_nouserns", case_overlay_nouserns},
+	{"overlay_forced_fails", case_overlay_forced_fails},
+	{"overlay_attached_not_sealed", case_overlay_attached_not_sealed},
+	{"item9_seals_verified", case_item9_seals_verified},
+	{"item9_unlink_verified", case_item9_unlink_verified},
+	{"item9_source_size_rechecked", case_item9_source_size_rechecked},
+	{"item9_no_x_bits_falls_back", case_item9_no_x_bits_falls_back},
+	{"item9_ensure_loop_guard", case_item9_ensure_loop_guard},
 };
 
 int main(int argc, char *argv[])

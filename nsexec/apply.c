@@ -92,7 +92,8 @@ static int target_open_ns(struct target *t, struct mt_error **err)
 {
 	int r;
 
-	t->pidfd = missing_pidfd_open(t->pid, 0);
+	if (t->pidfd < 0)
+		t->pidfd = missing_pidfd_open(t->pid, 0);
 	if (t->pidfd < 0) {
 		r = negative_errno();
 		if (r == -ESRCH)
@@ -538,11 +539,45 @@ int nsexec_read_memfd_noexec(int ns_fd)
 	return level_in(ns_fd, false);
 }
 
+static int apply(struct target *t, pid_t target,
+		 const struct nsexec_request *req, struct nsexec_result *ret,
+		 struct mt_error **err);
+
 int nsexec_apply_memfd_noexec(pid_t target, const struct nsexec_request *req,
 			      struct nsexec_result *ret, struct mt_error **err)
 {
 	_cleanup_(target_done) struct target t = {
 		.pidfd = -EBADF, .nsfd = -EBADF, .parent = -EBADF};
+
+	return apply(&t, target, req, ret, err);
+}
+
+int nsexec_apply_memfd_noexec_pidfd(int pidfd, const struct nsexec_request *req,
+				    struct nsexec_result *ret,
+				    struct mt_error **err)
+{
+	_cleanup_(target_done) struct target t = {
+		.pidfd = -EBADF, .nsfd = -EBADF, .parent = -EBADF};
+	pid_t pid = nsexec_pidfd_pid(pidfd);
+
+	if (pid < 0)
+		return mt_error_set(err, pid,
+				    "Refusing the process given by its pidfd: "
+				    "%s",
+				    pid == -ESRCH ? "it has exited"
+						  : "not a pidfd of a process "
+						    "in our PID namespace");
+	t.pidfd = fcntl(pidfd, F_DUPFD_CLOEXEC, 3);
+	if (t.pidfd < 0)
+		return mt_error_set(err, negative_errno(),
+				    "Failed to duplicate the pidfd: %m");
+	return apply(&t, pid, req, ret, err);
+}
+
+static int apply(struct target *t, pid_t target,
+		 const struct nsexec_request *req, struct nsexec_result *ret,
+		 struct mt_error **err)
+{
 	int r;
 
 	if (!req || req->level < 0 || req->level > 2)
@@ -554,21 +589,21 @@ int nsexec_apply_memfd_noexec(pid_t target, const struct nsexec_request *req,
 		return mt_error_set(err, -EINVAL, "Refusing process ID %d.",
 				    (int)target);
 
-	r = target_open(target, &t, err);
+	r = target_open(target, t, err);
 	if (r < 0)
 		return r;
-	r = target_origin(&t, req, err);
+	r = target_origin(t, req, err);
 	if (r < 0)
 		return r;
-	if (!t.joined) {
-		r = check_created(&t, req->level, err);
+	if (!t->joined) {
+		r = check_created(t, req->level, err);
 		if (r < 0)
 			return r;
 	}
-	r = check_sys_admin(&t, req, err);
+	r = check_sys_admin(t, req, err);
 	if (r < 0)
 		return r;
-	if (t.joined)
-		return check_joined(&t, req->level, ret, err);
-	return raise_created(&t, req->level, ret, err);
+	if (t->joined)
+		return check_joined(t, req->level, ret, err);
+	return raise_created(t, req->level, ret, err);
 }

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -234,6 +235,29 @@ int nsexec_pid_maps_global_root(pid_t pid, int pidfd)
 	if (r < 0)
 		return r;
 	return still_alive(pidfd) < 0 ? -ESRCH : r;
+}
+
+pid_t nsexec_pidfd_pid(int pidfd)
+{
+	_cleanup_close_ int fd = -EBADF;
+	char path[64], buf[1024];
+	const char *p;
+	ssize_t n;
+	long v;
+
+	(void)snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	n = read(fd, buf, sizeof(buf) - 1);
+	if (n < 0)
+		return negative_errno();
+	buf[n] = '\0';
+	p = strstr(buf, "\nPid:");
+	if (!p)
+		return -EBADF;
+	v = strtol(p + 5, NULL, 10);
+	return v > 0 && v <= INT_MAX ? (pid_t)v : -ESRCH;
 }
 
 int nsexec_guard_active_pidns(const struct nsexec_ns_id *want,

@@ -54,6 +54,11 @@ bool nsexec_ns_id_is_initial_user(const struct nsexec_ns_id *id);
 int nsexec_pid_is_ns_init(pid_t pid, int pidfd);
 int nsexec_pid_maps_global_root(pid_t pid, int pidfd);
 
+/* The PID (in our namespace) of the process pidfd refers to: fdinfo's
+ * "Pid:" line; -ESRCH if it has exited (or lives in no namespace of ours),
+ * -EBADF if fd is no pidfd. */
+pid_t nsexec_pidfd_pid(int pidfd);
+
 /*
  * The last line of defence before any write: fails with -EEXIST if the
  * caller's active PID namespace is the initial one or equal to one of the

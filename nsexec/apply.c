@@ -18,6 +18,7 @@
 #include "nsexec.h"
 #include "pidns.h"
 #include "memfd-sysctl.h"
+#include "service.h"
 
 #define NO_SYSCTL                                                          \
 	"this kernel lacks /proc/sys/vm/memfd_noexec (it needs Linux 6.3 " \
@@ -481,9 +482,59 @@ static void rootless_read(const struct target *t, int level,
 	rep->err = r >= level ? 0 : EPERM;
 }
 
-static int raise_created(const struct target *t, int level,
+/* The write was refused for want of privilege (rootless). */
+static bool needs_privilege(const struct nsexec_report *rep)
+{
+	return (rep->stage == NSEXEC_STAGE_OPEN ||
+		rep->stage == NSEXEC_STAGE_WRITE) &&
+	       (rep->err == EACCES || rep->err == EPERM) && rep->before >= 0;
+}
+
+/*
+ * Rootless: ask the memfd-noexec service, then read the level back
+ * ourselves, as the namespace's owner: its answer is never trusted alone.
+ */
+static int raise_by_service(const struct target *t,
+			    const struct nsexec_request *req,
+			    const struct nsexec_report *rep,
+			    struct nsexec_result *ret, struct mt_error **err)
+{
+	_cleanup_error_ struct mt_error *base = NULL, *why = NULL;
+	int got = -1, have, r;
+
+	r = explain_write(t, req->level, rep, &base);
+	if (t->pidfd < 0 || (req->service_socket && !*req->service_socket))
+		return mt_error_set(err, r, "%s", mt_error_message(base));
+	r = nsexec_service_raise(req->service_socket, t->pidfd, req->level,
+				 &got, &why);
+	if (r < 0)
+		return mt_error_set(err, r, "%s %s.", mt_error_message(base),
+				    mt_error_message(why));
+	have = level_in(t->nsfd, false);
+	if (have < req->level)
+		return mt_error_set(err, have < 0 ? have : -EIO,
+				    "Failed to set vm.memfd_noexec=%d in the "
+				    "PID namespace of process %d: the "
+				    "memfd-noexec service answered %d, but it "
+				    "reads %d (%s); refusing to go on.",
+				    req->level, (int)t->pid, got, have,
+				    have < 0 ? strerror(-have) : "too low");
+	*ret = (struct nsexec_result){
+		.requested = req->level,
+		.before = rep->before,
+		.after = have,
+		.written = r == 0,
+		.kept = have > req->level,
+		.ino = (unsigned long)t->id.ino,
+	};
+	return 0;
+}
+
+static int raise_created(const struct target *t,
+			 const struct nsexec_request *req,
 			 struct nsexec_result *ret, struct mt_error **err)
 {
+	int level = req->level;
 	const struct nsexec_ns_id forbidden[2] = {t->self, t->init};
 	struct nsexec_report rep = {};
 	char how[96];
@@ -507,6 +558,8 @@ static int raise_created(const struct target *t, int level,
 		return mt_error_set(err, r,
 				    "Failed to start a helper process: %s",
 				    strerror(-r));
+	if (needs_privilege(&rep))
+		return raise_by_service(t, req, &rep, ret, err);
 	if (rep.stage != NSEXEC_STAGE_DONE)
 		return explain(t, level, &rep, err);
 	if (rep.after < level && rep.write_err == EINVAL)
@@ -605,5 +658,5 @@ static int apply(struct target *t, pid_t target,
 		return r;
 	if (t->joined)
 		return check_joined(t, req->level, ret, err);
-	return raise_created(t, req->level, ret, err);
+	return raise_created(t, req, ret, err);
 }

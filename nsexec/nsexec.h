@@ -52,6 +52,10 @@ struct nsexec_request {
 	/* The container keeps CAP_SYS_ADMIN in its bounding set (see
 	 * policy.h); checked against its actual user namespace. */
 	bool keeps_sys_admin;
+	/* Where to ask the memfd-noexec service (service.h) when our own
+	 * write is refused (rootless): NULL for the default socket, "" for
+	 * never. */
+	const char *service_socket;
 };
 
 struct nsexec_result {
@@ -79,8 +83,9 @@ struct nsexec_result {
  *  -EPERM    refused: the target joined a namespace below the level, or it
  *            keeps CAP_SYS_ADMIN without a user namespace; or no
  *            CAP_SYS_ADMIN over the namespace's owner (setns or write);
- *  -EACCES   the caller's euid is not global root (rootless), and the
- *            namespace is below the level;
+ *  -EACCES   the caller's euid is not global root (rootless), the
+ *            namespace is below the level, and the memfd-noexec service
+ *            is absent or refused (its reason is in the message);
  *  -ENOENT   the kernel has no vm.memfd_noexec (before Linux 6.3, or
  *            without CONFIG_PID_NS), so the request cannot be honoured;
  *  -EOPNOTSUPP  whether the target created or joined its namespace, or

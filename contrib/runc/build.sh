@@ -81,7 +81,7 @@ rm -f "$DEST/runc"
 # config.json (the one yajl user).  Never overwrite a file of runc's.
 rm -f "$NSENTER/cloned_binary.c"
 for f in "$TOP"/cloned_binary/*.[ch] "$TOP"/common/*.[ch] "$HERE/runc_loader_shim.c" \
-	"$TOP"/nsexec/{nsexec.h,apply.c,helper.[ch],pidns.[ch]} \
+	"$TOP"/nsexec/{nsexec.h,apply.c,helper.[ch],pidns.[ch],service.h,service-client.c} \
 	"$TOP"/policy/{policy.h,policy-internal.h,config.c,json_reader.[ch],message.[ch]}; do
 	case "$(basename "$f")" in
 	sealexec.c) continue ;; # a tool, with its own main()

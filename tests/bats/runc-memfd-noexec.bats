@@ -436,6 +436,8 @@ BAD_VALUES=(
 	assert_status 1
 	assert_message 'Failed to set vm.memfd_noexec=2 in the PID namespace of process '
 	assert_message 'so rootless runtimes cannot set it; a rootless container inherits the level of the PID namespace it starts in, which is 0 here. To get 2, set it as root in a parent PID namespace (for example, start the rootless runtime under `memfd-noexec run --level 2 --`)'
+	assert_message 'The memfd-noexec service, which could raise it, is not running at /run/memfd-noexec.sock'
+	assert_message 'enable it with `systemctl enable --now memfd-noexec.socket`'
 	if grep -q 'memfdprobe:' <<<"$output"; then
 		echo "the container ran" >&2
 		return 1

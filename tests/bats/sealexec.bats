@@ -345,6 +345,18 @@ teardown() {
 	[ "$(grep -c 'cloned_binary: using' <<<"$output")" -eq 1 ]
 }
 
+@test "ensure: a program on a detached overlay counts only with the re-exec marker" {
+	# sealexec starts ensure-helper from an overlay of its own: without
+	# the marker, ensure re-clones once (its path on that detached mount
+	# leads nowhere, so a memfd), then recognises its own.
+	run env SEALEXEC_DEBUG=1 "$SEALEXEC" --method=overlay "$ENSURE_HELPER"
+	assert_status 0
+	[ "$(grep -c '^cloned_binary: using ' <<<"$output")" -eq 2 ]
+	assert_output_contains "cloned_binary: using memfd-exec"
+	assert_output_contains "cloned_binary: running from sealed clone"
+	assert_output_contains "ensure-helper: sealed=1"
+}
+
 @test "ensure: a pre-set re-exec marker fails instead of looping" {
 	run env _CLONED_BINARY_REEXEC=1 "$ENSURE_HELPER"
 	assert_status 1

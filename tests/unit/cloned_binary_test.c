@@ -1008,6 +1008,95 @@ static void case_overlay_attached_not_sealed(void)
 	assert_is_sealed(bind, 0);
 }
 
+/*
+ * The overlay opens the binary by its path: a different file found there
+ * (here one literally named "prog (deleted)", next to the original's
+ * unlinked name) must be refused, never run in its place.
+ */
+static void case_overlay_same_file_verified(void)
+{
+	char dir[] = "/tmp/cbtest-swap-XXXXXX", a[128], b[128], c[128];
+	_cleanup_close_ int src = -EBADF, self = open_self();
+	enum cloned_binary_method m;
+	int fd = -EBADF, r, out;
+
+	require_root();
+	if (!mkdtemp(dir))
+		die("mkdtemp: %m");
+	(void)snprintf(a, sizeof(a), "%s/prog", dir);
+	(void)snprintf(b, sizeof(b), "%s/keep", dir);
+	(void)snprintf(c, sizeof(c), "%s/prog (deleted)", dir);
+	out = open(a, O_WRONLY | O_CREAT | O_CLOEXEC, 0755);
+	if (out < 0 ||
+	    cloned_binary_copy(out, self, (size_t)lseek(self, 0, SEEK_END),
+			       CLONED_BINARY_COPY_READWRITE) < 0)
+		die("make the binary: %m");
+	close(out);
+	src = open(a, O_RDONLY | O_CLOEXEC);
+	if (src < 0 || link(a, b) < 0 || unlink(a) < 0)
+		die("link and unlink: %m");
+	out = open(c, O_WRONLY | O_CREAT | O_CLOEXEC, 0755);
+	if (out < 0 || write(out, "#!/bin/sh\n", 10) != 10)
+		die("plant the impostor: %m");
+	close(out);
+	overlay_on = true;
+	opts.request = CLONED_BINARY_REQUEST_OVERLAY;
+	r = cloned_binary_clone(src, &opts, &m, &fd, &last_err);
+	(void)unlink(b);
+	(void)unlink(c);
+	(void)rmdir(dir);
+	if (r != -ESTALE || !strstr(last_error(), "verifying it is the same"))
+		die("clone = %d (%s), expected -ESTALE", r, last_error());
+}
+
+/*
+ * Detached is not enough: an overlay with an upper layer is writable, so
+ * a file on it is no sealed copy however it was mounted.
+ */
+static void case_overlay_writable_not_sealed(void)
+{
+	char dir[] = "/tmp/cbtest-rw-XXXXXX", upper[64], work[64];
+	_cleanup_close_ int fsfd = -EBADF, mnt = -EBADF, fd = -EBADF;
+
+	require_root();
+	if (!mkdtemp(dir))
+		die("mkdtemp: %m");
+	(void)snprintf(upper, sizeof(upper), "%s/upper", dir);
+	(void)snprintf(work, sizeof(work), "%s/work", dir);
+	if (mkdir(upper, 0700) < 0 || mkdir(work, 0700) < 0)
+		die("mkdir: %m");
+	fsfd = missing_fsopen("overlay", FSOPEN_CLOEXEC);
+	if (fsfd < 0)
+		skip("no fsopen() for overlayfs");
+	if (missing_fsconfig(fsfd, FSCONFIG_SET_STRING, "lowerdir", "/bin", 0) <
+		    0 ||
+	    missing_fsconfig(fsfd, FSCONFIG_SET_STRING, "upperdir", upper, 0) <
+		    0 ||
+	    missing_fsconfig(fsfd, FSCONFIG_SET_STRING, "workdir", work, 0) <
+		    0 ||
+	    missing_fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		die("configure a writable overlay: %m");
+	mnt = missing_fsmount(fsfd, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID);
+	if (mnt < 0)
+		die("fsmount: %m");
+	fd = openat(mnt, "true", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("open on the writable overlay: %m");
+	assert_is_sealed(fd, 0);
+	fd = safe_close(fd);
+	mnt = safe_close(mnt);
+	/* The mount is gone with its last fd; the kernel's own work dirs are
+	 * left empty. */
+	for (const char *const *sub =
+		     (const char *const[]){"/work/work", "/work/index", "/work",
+					   "/upper", "", NULL};
+	     *sub; sub++) {
+		char p[96];
+		(void)snprintf(p, sizeof(p), "%s%s", dir, *sub);
+		(void)rmdir(p);
+	}
+}
+
 /* ---- issue 14, item 9: results are verified, not trusted ------------------
  */
 
@@ -1172,6 +1261,8 @@ static const struct {
 	{"overlay_nouserns", case_overlay_nouserns},
 	{"overlay_forced_fails", case_overlay_forced_fails},
 	{"overlay_attached_not_sealed", case_overlay_attached_not_sealed},
+	{"overlay_same_file_verified", case_overlay_same_file_verified},
+	{"overlay_writable_not_sealed", case_overlay_writable_not_sealed},
 	{"item9_seals_verified", case_item9_seals_verified},
 	{"item9_unlink_verified", case_item9_unlink_verified},
 	{"item9_source_size_rechecked", case_item9_source_size_rechecked},

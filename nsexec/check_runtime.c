@@ -61,6 +61,7 @@
 #include <unistd.h>
 
 #include "check_runtime.h"
+#include "errors.h"
 #include "fd-util.h"
 #include "json_writer.h"
 #include "macro.h"
@@ -599,89 +600,112 @@ static void parse_inside(const char *text, struct run_result *res)
 }
 
 /*
+ * Forks the throwaway namespace's parent: it unshares PID and mount
+ * namespaces and forks their init, which runs the container and writes
+ * its report to wr.  Returns the parent's pid, or -errno.
+ */
+static pid_t spawn_namespace(struct check_ctx *c, int rd, int wr,
+			     const sigset_t *mask, struct mt_error **err)
+{
+	pid_t pid, init;
+	int status;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		return mt_error_set(err, negative_errno(),
+				    "Failed to fork: %m");
+	if (pid > 0)
+		return pid;
+	(void)close(rd);
+	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
+	if (unshare(CLONE_NEWPID | CLONE_NEWNS) < 0) {
+		struct run_report rep = {.step = STEP_MOUNT_PRIVATE,
+					 .error = negative_errno()};
+
+		(void)!write(wr, &rep, sizeof(rep));
+		_exit(1);
+	}
+	init = fork();
+	if (init == 0)
+		namespace_init(c, wr, mask);
+	if (init < 0)
+		_exit(1);
+	while (waitpid(init, &status, 0) < 0 && errno == EINTR)
+		;
+	_exit(0);
+}
+
+/* Waits for the run and takes in its report and the container's output. */
+static int collect_run(struct check_ctx *c, int rd, pid_t pid,
+		       struct run_result *res, struct mt_error **err)
+{
+	_cleanup_free_ char *out = NULL, *errout = NULL;
+	int status, r;
+
+	r = wait_deadline(pid, RUN_TIMEOUT_MS + DELETE_TIMEOUT_MS + 10000,
+			  &status);
+	if (r == -ETIMEDOUT)
+		return mt_error_set(err, r,
+				    "Failed to finish the run in time "
+				    "(killed)");
+	if (r < 0)
+		return mt_error_set(err, r, "Failed to wait for the run: %s",
+				    strerror(-r));
+	if (read_up_to(rd, &res->rep, sizeof(res->rep)) != sizeof(res->rep))
+		return mt_error_set(err, -EPROTO,
+				    "Failed to get a report from the "
+				    "namespace's init");
+	if (res->rep.step != STEP_NONE) {
+		r = res->rep.error < 0 ? res->rep.error : -EIO;
+		return mt_error_set(err, r, "Failed to %s: %s",
+				    run_step_to_string(res->rep.step),
+				    strerror(-r));
+	}
+	res->done = true;
+	out = read_capture(c->out);
+	errout = read_capture(c->err);
+	if (!out || !errout)
+		return mt_error_set(err, -ENOMEM,
+				    "Failed to read the container's output");
+	parse_inside(out, res);
+	res->message = last_line(errout);
+	return 0;
+}
+
+/*
  * Runs one container with the annotation (NULL: none) and fills *res.
  * Returns 0 when the run took place (whatever the runtime did), -errno
- * when the check itself could not run it (then *ret_error says why).
+ * when the check itself could not run it (then *err says why).
  */
 static int run_one(struct check_ctx *c, const char *annotation,
 		   const sigset_t *mask, struct run_result *res,
-		   const char **ret_error)
+		   struct mt_error **err)
 {
 	_cleanup_close_ int rd = -EBADF, wr = -EBADF;
-	_cleanup_free_ char *out = NULL, *err = NULL;
-	int p[2], status, r;
+	int p[2], r;
 	pid_t pid;
 
 	*res = (struct run_result){.annotation = annotation, .level = -1};
 	r = write_config(c, annotation);
-	if (r < 0) {
-		*ret_error = r == -EILSEQ ? "write config.json (the path of "
-					    "memfd-noexec must be printable "
-					    "ASCII)"
-					  : "write config.json";
-		return r;
-	}
-	if (pipe2(p, O_CLOEXEC) < 0) {
-		*ret_error = "create a pipe";
-		return negative_errno();
-	}
+	if (r == -EILSEQ)
+		return mt_error_set(err, r,
+				    "Failed to write config.json: the "
+				    "path of memfd-noexec must be "
+				    "printable ASCII");
+	if (r < 0)
+		return mt_error_set(err, r, "Failed to write config.json: %s",
+				    strerror(-r));
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return mt_error_set(err, negative_errno(),
+				    "Failed to create a pipe: %m");
 	rd = p[0];
 	wr = p[1];
-
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0) {
-		*ret_error = "fork";
-		return negative_errno();
-	}
-	if (pid == 0) {
-		pid_t init;
-
-		rd = safe_close(rd);
-		(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
-		if (unshare(CLONE_NEWPID | CLONE_NEWNS) < 0) {
-			struct run_report rep = {.step = STEP_MOUNT_PRIVATE,
-						 .error = negative_errno()};
-
-			(void)!write(wr, &rep, sizeof(rep));
-			_exit(1);
-		}
-		init = fork();
-		if (init == 0)
-			namespace_init(c, wr, mask);
-		if (init < 0)
-			_exit(1);
-		while (waitpid(init, &status, 0) < 0 && errno == EINTR)
-			;
-		_exit(0);
-	}
+	pid = spawn_namespace(c, rd, wr, mask, err);
+	if (pid < 0)
+		return pid;
 	wr = safe_close(wr);
-	r = wait_deadline(pid, RUN_TIMEOUT_MS + DELETE_TIMEOUT_MS + 10000,
-			  &status);
-	if (r < 0) {
-		*ret_error = r == -ETIMEDOUT ? "finish the run in time (killed)"
-					     : "wait for the run";
-		return r;
-	}
-	if (read_up_to(rd, &res->rep, sizeof(res->rep)) != sizeof(res->rep)) {
-		*ret_error = "get a report from the namespace's init";
-		return -EPROTO;
-	}
-	if (res->rep.step != STEP_NONE) {
-		*ret_error = run_step_to_string(res->rep.step);
-		return res->rep.error < 0 ? res->rep.error : -EIO;
-	}
-
-	res->done = true;
-	out = read_capture(c->out);
-	err = read_capture(c->err);
-	if (!out || !err) {
-		*ret_error = "read the container's output";
-		return -ENOMEM;
-	}
-	parse_inside(out, res);
-	res->message = last_line(err);
-	return 0;
+	return collect_run(c, rd, pid, res, err);
 }
 
 /* ---- verdict ------------------------------------------------------------ */
@@ -770,66 +794,47 @@ static int changed_own_level(const struct check_ctx *c, struct check_outcome *o,
 			   r->rep.level_after);
 }
 
-/*
- * Runs the containers and decides.  Returns 0 with a verdict in *o, or
- * -errno when the check itself failed (message printed).
- */
-static int decide(struct check_ctx *c, const sigset_t *mask,
-		  struct check_outcome *o)
+/* After "2" ran at level 2: does "3" fail, as a bad value must? */
+static int decide_three(struct check_ctx *c, const sigset_t *mask,
+			struct check_outcome *o, struct mt_error **err)
 {
-	struct run_result *two = &o->runs[0], *three = &o->runs[1],
-			  *ctl = &o->runs[2];
-	const char *what = NULL;
+	struct run_result *three = &o->runs[1];
+	int r;
+
+	r = run_one(c, "3", mask, three, err);
+	if (r < 0)
+		return r;
+	if (three->rep.level_after != c->level_here)
+		return changed_own_level(c, o, three);
+	if (three->ran)
+		return set_verdict(o, VERDICT_IGNORES,
+				   "it accepts the invalid value \"3\" and "
+				   "runs the container (at level %d): a "
+				   "mistyped annotation runs without the "
+				   "protection it asked for instead of failing",
+				   three->level);
+	if (three->rep.timed_out)
+		return set_verdict(o, VERDICT_CANNOT_TELL,
+				   "the container annotated \"3\" timed "
+				   "out instead of being refused");
+	return set_verdict(o, VERDICT_HONOURS,
+			   "a container annotated \"2\" saw "
+			   "vm.memfd_noexec=2 (here: %d), and \"3\" "
+			   "was refused",
+			   c->level_here);
+}
+
+/* "2" failed: because of the annotation, or does nothing run here? */
+static int decide_failed(struct check_ctx *c, const sigset_t *mask,
+			 struct check_outcome *o, struct mt_error **err)
+{
+	struct run_result *two = &o->runs[0], *ctl = &o->runs[2];
 	char how[64];
 	int r;
 
-	r = run_one(c, "2", mask, two, &what);
+	r = run_one(c, NULL, mask, ctl, err);
 	if (r < 0)
-		goto failed;
-	if (two->rep.level_after != c->level_here)
-		return changed_own_level(c, o, two);
-
-	if (two->ran && two->level == 2) {
-		r = run_one(c, "3", mask, three, &what);
-		if (r < 0)
-			goto failed;
-		if (three->rep.level_after != c->level_here)
-			return changed_own_level(c, o, three);
-		if (three->ran)
-			return set_verdict(
-				o, VERDICT_IGNORES,
-				"it accepts the invalid value \"3\" and runs "
-				"the container (at level %d): a mistyped "
-				"annotation runs without the protection it "
-				"asked for instead of failing",
-				three->level);
-		if (three->rep.timed_out)
-			return set_verdict(
-				o, VERDICT_CANNOT_TELL,
-				"the container annotated \"3\" timed "
-				"out instead of being refused");
-		return set_verdict(o, VERDICT_HONOURS,
-				   "a container annotated \"2\" saw "
-				   "vm.memfd_noexec=2 (here: %d), and \"3\" "
-				   "was refused",
-				   c->level_here);
-	}
-	if (two->ran)
-		return set_verdict(
-			o, VERDICT_IGNORES,
-			"a container annotated \"2\" ran at vm.memfd_noexec=%d "
-			"(MFD_EXEC: %s): it runs UNPROTECTED, without any "
-			"error.  Use the memfd-noexec OCI hook with this "
-			"runtime, or a runtime that honours the annotation",
-			two->level, two->mfd_exec);
-	if (two->rep.timed_out)
-		return set_verdict(o, VERDICT_CANNOT_TELL,
-				   "the container annotated \"2\" timed out");
-
-	/* It failed: because of the annotation, or at all? */
-	r = run_one(c, NULL, mask, ctl, &what);
-	if (r < 0)
-		goto failed;
+		return r;
 	describe_exit(two, how, sizeof(how));
 	if (ctl->ran)
 		return set_verdict(o, VERDICT_REFUSES,
@@ -840,9 +845,39 @@ static int decide(struct check_ctx *c, const sigset_t *mask,
 			   "the runtime cannot run the check's container here "
 			   "even without the annotation (%s: %s)",
 			   how, msg_or(two));
+}
 
-failed:
-	check_err("Failed to %s: %s", what, strerror(-r));
+/*
+ * Runs the containers and decides.  Returns 0 with a verdict in *o, or
+ * -errno when the check itself failed (message printed).
+ */
+static int decide(struct check_ctx *c, const sigset_t *mask,
+		  struct check_outcome *o)
+{
+	_cleanup_error_ struct mt_error *err = NULL;
+	struct run_result *two = &o->runs[0];
+	int r;
+
+	r = run_one(c, "2", mask, two, &err);
+	if (r >= 0 && two->rep.level_after != c->level_here)
+		return changed_own_level(c, o, two);
+	if (r >= 0 && two->ran && two->level == 2)
+		r = decide_three(c, mask, o, &err);
+	else if (r >= 0 && two->ran)
+		r = set_verdict(o, VERDICT_IGNORES,
+				"a container annotated \"2\" ran at "
+				"vm.memfd_noexec=%d (MFD_EXEC: %s): it runs "
+				"UNPROTECTED, without any error.  Use the "
+				"memfd-noexec OCI hook with this runtime, or a "
+				"runtime that honours the annotation",
+				two->level, two->mfd_exec);
+	else if (r >= 0 && two->rep.timed_out)
+		r = set_verdict(o, VERDICT_CANNOT_TELL,
+				"the container annotated \"2\" timed out");
+	else if (r >= 0)
+		r = decide_failed(c, mask, o, &err);
+	if (r < 0 && err)
+		check_err("%s", mt_error_message(err));
 	return r;
 }
 

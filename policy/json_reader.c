@@ -594,17 +594,9 @@ static int yajl_failure(yajl_handle h, const char *what, size_t offset,
 	return r;
 }
 
-int policy_json_scan(const char *json, size_t len, const char *what,
-		     struct policy_json_capture *caps, size_t n_caps,
-		     struct mt_error **err)
+/* Checks the capture table and marks every capture absent. */
+static int captures_reset(struct policy_json_capture *caps, size_t n_caps)
 {
-	_cleanup_(scan_freep) struct scan *s = NULL;
-	_cleanup_(yajl_freep) yajl_handle h = NULL;
-	yajl_status st;
-	size_t offset;
-
-	if (!json && len > 0)
-		return -EINVAL;
 	if (n_caps > POLICY_JSON_CAPTURES_MAX)
 		return -EINVAL;
 	for (size_t i = 0; i < n_caps; i++) {
@@ -616,7 +608,61 @@ int policy_json_scan(const char *json, size_t len, const char *what,
 		caps[i].len = 0;
 		caps[i].contains = false;
 	}
+	return 0;
+}
 
+/* Feeds the whole document to yajl; *offset: where it stopped. */
+static yajl_status parse_all(yajl_handle h, const char *json, size_t len,
+			     size_t *offset)
+{
+	yajl_status st;
+
+	/* Defaults, spelled out: no comments, validate UTF-8, one value,
+	 * no trailing garbage, no partial values. */
+	(void)yajl_config(h, yajl_allow_comments, 0);
+	(void)yajl_config(h, yajl_dont_validate_strings, 0);
+	st = yajl_parse(h, (const unsigned char *)(json ? json : ""), len);
+	*offset = yajl_get_bytes_consumed(h);
+	if (st == yajl_status_ok) {
+		st = yajl_complete_parse(h);
+		*offset = len;
+	}
+	return st;
+}
+
+/* The outcome of a finished parse: 0, or the error for what. */
+static int scan_result(const struct scan *s, yajl_handle h, yajl_status st,
+		       size_t offset)
+{
+	if (s->r < 0 || st == yajl_status_client_canceled) {
+		int r = s->r < 0 ? s->r : -EINVAL;
+
+		if (r == -ENOMEM)
+			return mt_error_set(s->err, r, "Failed to parse %s: %s",
+					    s->what, strerror(ENOMEM));
+		return r;
+	}
+	if (st != yajl_status_ok)
+		return yajl_failure(h, s->what, offset, s->err);
+	if (!s->root_seen)
+		return mt_error_set(s->err, -EINVAL,
+				    "Failed to parse %s: it is empty.",
+				    s->what);
+	return 0;
+}
+
+int policy_json_scan(const char *json, size_t len, const char *what,
+		     struct policy_json_capture *caps, size_t n_caps,
+		     struct mt_error **err)
+{
+	_cleanup_(scan_freep) struct scan *s = NULL;
+	_cleanup_(yajl_freep) yajl_handle h = NULL;
+	yajl_status st;
+	size_t offset;
+	int r;
+
+	if ((!json && len > 0) || captures_reset(caps, n_caps) < 0)
+		return -EINVAL;
 	/* The caller may hold only the first limit + 1 bytes of a longer
 	 * input, so the message does not claim a size. */
 	if (len > POLICY_MAX_DOCUMENT_SIZE)
@@ -624,7 +670,6 @@ int policy_json_scan(const char *json, size_t len, const char *what,
 				    "Refusing %s: it is larger than the limit "
 				    "of %u bytes.",
 				    what, POLICY_MAX_DOCUMENT_SIZE);
-
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;
@@ -632,39 +677,12 @@ int policy_json_scan(const char *json, size_t len, const char *what,
 	s->err = err;
 	s->caps = caps;
 	s->n_caps = n_caps;
-
 	h = yajl_alloc(&callbacks, NULL, s);
 	if (!h)
 		return -ENOMEM;
-	/* Defaults, spelled out: no comments, validate UTF-8, one value,
-	 * no trailing garbage, no partial values. */
-	(void)yajl_config(h, yajl_allow_comments, 0);
-	(void)yajl_config(h, yajl_dont_validate_strings, 0);
-
-	st = yajl_parse(h, (const unsigned char *)(json ? json : ""), len);
-	offset = yajl_get_bytes_consumed(h);
-	if (st == yajl_status_ok) {
-		st = yajl_complete_parse(h);
-		offset = len;
-	}
-
-	if (s->r < 0 || st == yajl_status_client_canceled) {
-		int r = s->r < 0 ? s->r : -EINVAL;
-
+	st = parse_all(h, json, len, &offset);
+	r = scan_result(s, h, st, offset);
+	if (r < 0)
 		policy_json_captures_done(caps, n_caps);
-		if (r == -ENOMEM)
-			return mt_error_set(err, r, "Failed to parse %s: %s",
-					    what, strerror(ENOMEM));
-		return r;
-	}
-	if (st != yajl_status_ok) {
-		policy_json_captures_done(caps, n_caps);
-		return yajl_failure(h, what, offset, err);
-	}
-	if (!s->root_seen) {
-		policy_json_captures_done(caps, n_caps);
-		return mt_error_set(err, -EINVAL,
-				    "Failed to parse %s: it is empty.", what);
-	}
-	return 0;
+	return r;
 }

@@ -15,6 +15,12 @@
  * mount's read-only flag would not change that.  Two lower layers are
  * needed; the empty tmpfs is one that overlaps nothing (a directory
  * inside, or around, the binary's makes overlayfs refuse with ELOOP).
+ * Before Linux 6.15 (commit "fs: allow detached mounts in
+ * clone_private_mount()") overlayfs takes no layer from a detached mount:
+ * it logs "failed to clone lowerpath" and fails with EINVAL.  There the
+ * empty layer is a new empty directory in an attached filesystem instead
+ * (the options' directories, then /run, /tmp, /var/tmp, /dev/shm), made
+ * for the purpose and removed again as soon as the overlayfs holds it.
  *
  * As root it is made directly.  Without CAP_SYS_ADMIN over our mount
  * namespace it is made in a short-lived child inside a new user and mount
@@ -28,6 +34,7 @@
 #include <sched.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/random.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -44,6 +51,7 @@ enum ovl_step {
 	OVL_UNSHARE,
 	OVL_IDMAP,
 	OVL_TMPFS,
+	OVL_EMPTY_DIR,
 	OVL_OVERLAY,
 	OVL_LOWERDIR,
 	OVL_CREATE,
@@ -59,6 +67,7 @@ static const char *step_name(enum ovl_step s)
 		[OVL_UNSHARE] = "unshare(CLONE_NEWUSER|CLONE_NEWNS)",
 		[OVL_IDMAP] = "writing its uid/gid map",
 		[OVL_TMPFS] = "making the empty tmpfs layer",
+		[OVL_EMPTY_DIR] = "making an empty directory layer",
 		[OVL_OVERLAY] = "fsopen(\"overlay\")",
 		[OVL_LOWERDIR] = "setting lowerdir",
 		[OVL_CREATE] = "creating the overlayfs",
@@ -75,8 +84,13 @@ struct ovl_target {
 	char lower[PATH_MAX + 32]; /* "DIR:/proc/self/fd/" (the fd follows) */
 	size_t lower_len;
 	char name[NAME_MAX + 1];
-	struct stat st; /* the source binary */
+	struct stat st;		 /* the source binary */
+	const char *const *dirs; /* for the empty directory, or NULL */
 };
+
+/* Where the empty directory may go, after the options' directories. */
+static const char *const default_dirs[] = {"/run", "/tmp", "/var/tmp",
+					   "/dev/shm"};
 
 /* Appends the decimal n; no stdio (runs in a forked child). */
 static void append_int(char *buf, size_t len, size_t size, int n)
@@ -107,17 +121,18 @@ static int empty_layer(void)
 	return fd < 0 ? negative_errno() : fd;
 }
 
-/* The detached overlay over t's directory; its mount fd, or -errno. */
-static int overlay_mount(struct ovl_target *t, enum ovl_step *ret_step)
+/*
+ * The detached overlay over t's directory and the empty layer open at
+ * empty: its mount fd, or -errno with the failed step.
+ */
+static int overlay_create(struct ovl_target *t, int empty,
+			  enum ovl_step *ret_step)
 {
-	_cleanup_close_ int layer = -EBADF, ctx = -EBADF;
+	_cleanup_close_ int ctx = -EBADF;
 	int fd;
 
-	*ret_step = OVL_TMPFS;
-	layer = empty_layer();
-	if (layer < 0)
-		return layer;
-	append_int(t->lower, t->lower_len, sizeof(t->lower), layer);
+	t->lower[t->lower_len] = '\0';
+	append_int(t->lower, t->lower_len, sizeof(t->lower), empty);
 	*ret_step = OVL_OVERLAY;
 	ctx = missing_fsopen("overlay", FSOPEN_CLOEXEC);
 	if (ctx < 0)
@@ -134,6 +149,89 @@ static int overlay_mount(struct ovl_target *t, enum ovl_step *ret_step)
 			     MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
 				     MOUNT_ATTR_NODEV);
 	return fd < 0 ? negative_errno() : fd;
+}
+
+/* An unguessable name; no stdio (runs in a forked child too). */
+static void empty_dir_name(char *buf, size_t size)
+{
+	static const char prefix[] = ".cloned_binary-ovl-";
+	static const char hex[] = "0123456789abcdef";
+	unsigned char rnd[8];
+	size_t len = sizeof(prefix) - 1;
+
+	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd))
+		for (size_t i = 0; i < sizeof(rnd); i++)
+			rnd[i] = (unsigned char)(getpid() * 31 + i * 13);
+	memcpy(buf, prefix, len);
+	for (size_t i = 0; i < sizeof(rnd) && len + 2 < size; i++) {
+		buf[len++] = hex[rnd[i] >> 4];
+		buf[len++] = hex[rnd[i] & 0xf];
+	}
+	buf[len] = '\0';
+}
+
+/* The overlay with a new empty directory in dir as its empty layer; the
+ * directory is removed again whatever happens. */
+static int overlay_in_dir(struct ovl_target *t, const char *dir,
+			  enum ovl_step *ret_step)
+{
+	_cleanup_close_ int dfd = -EBADF, empty = -EBADF;
+	char name[64];
+	int fd;
+
+	*ret_step = OVL_EMPTY_DIR;
+	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0)
+		return negative_errno();
+	empty_dir_name(name, sizeof(name));
+	if (mkdirat(dfd, name, 0700) < 0)
+		return negative_errno();
+	empty = openat(dfd, name,
+		       O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	fd = empty < 0 ? negative_errno() : overlay_create(t, empty, ret_step);
+	(void)unlinkat(dfd, name, AT_REMOVEDIR);
+	return fd;
+}
+
+/*
+ * Before 6.15: the first directory that takes a new empty directory that
+ * overlaps nothing (ELOOP: it is inside the binary's, or around it) wins;
+ * any other failure of overlayfs is final.
+ */
+static int overlay_on_empty_dir(struct ovl_target *t, enum ovl_step *ret_step)
+{
+	const char *const *opt = t->dirs;
+	int fd = -ENOENT;
+
+	*ret_step = OVL_EMPTY_DIR;
+	for (size_t i = 0; opt && opt[i]; i++) {
+		fd = overlay_in_dir(t, opt[i], ret_step);
+		if (fd >= 0 || (*ret_step != OVL_EMPTY_DIR && fd != -ELOOP))
+			return fd;
+	}
+	for (size_t i = 0; i < ELEMENTSOF(default_dirs); i++) {
+		fd = overlay_in_dir(t, default_dirs[i], ret_step);
+		if (fd >= 0 || (*ret_step != OVL_EMPTY_DIR && fd != -ELOOP))
+			return fd;
+	}
+	return fd;
+}
+
+/* The detached overlay over t's directory; its mount fd, or -errno. */
+static int overlay_mount(struct ovl_target *t, enum ovl_step *ret_step)
+{
+	_cleanup_close_ int layer = -EBADF;
+	int fd;
+
+	*ret_step = OVL_TMPFS;
+	layer = empty_layer();
+	if (layer < 0)
+		return layer;
+	fd = overlay_create(t, layer, ret_step);
+	/* Before 6.15 "failed to clone lowerpath": the layer is detached. */
+	if (fd == -EINVAL && *ret_step == OVL_CREATE)
+		fd = overlay_on_empty_dir(t, ret_step);
+	return fd;
 }
 
 /*
@@ -422,6 +520,9 @@ static void explain(int r, enum ovl_step step, char *why, size_t size)
 		       "an AppArmor or SELinux rule)";
 	else if (step == OVL_OVERLAY && r == -ENODEV)
 		hint = " (no overlayfs in this kernel)";
+	else if (step == OVL_EMPTY_DIR)
+		hint = " (overlayfs before 6.15 needs one, in a directory we "
+		       "may write that does not overlap the binary's)";
 	else if (step == OVL_CREATE)
 		hint = " (overlayfs refused the binary's directory as a "
 		       "layer, or, before 5.11, a user namespace)";
@@ -443,6 +544,7 @@ int cb_clone_overlay(const struct cb_ctx *c, int src, int *ret_fd, char *why,
 	r = target_of(src, &t, why, why_size);
 	if (r < 0)
 		return r;
+	t.dirs = c->opts->tmpdirs;
 	/* Directly where we may mount (root); else as a user namespace's
 	 * owner, which needs no privilege. */
 	fd = overlay_open(&t, &step);

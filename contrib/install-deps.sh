@@ -16,8 +16,9 @@ demo=("${build[@]}" busybox-static golang-go
 # fuse-overlayfs, buildah): no --init, --network none, the vfs driver.
 # containerd and docker.io for the daemon suites (docker.io brings its
 # own dependencies, e.g. tini and iptables), curl for Docker's Engine API,
-# crun for `memfd-noexec check`, python3-yaml to check the manifests.
-test=("${demo[@]}" bats cpio qemu-system-x86 runc clang-format
+# crun for `memfd-noexec check`, python3-yaml to check the manifests,
+# xz-utils to unpack overlay.ko for the qemu kernel matrix.
+test=("${demo[@]}" bats cpio xz-utils qemu-system-x86 runc clang-format
 	libclang-rt-14-dev clang llvm python3 libfuse3-dev fuse3 podman conmon
 	golang-github-containers-common containernetworking-plugins
 	containerd docker.io curl crun python3-yaml)

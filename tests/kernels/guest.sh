@@ -15,7 +15,8 @@
 # prints not-ok, it is never skipped.
 #
 # vm.memfd_noexec is only ever written inside `unshare --pid --fork`, never
-# in the guest's initial PID namespace.
+# in the guest's initial PID namespace.  kernel.unprivileged_userns_clone is
+# switched off for one check and back on (the guest is thrown away anyway).
 #
 # shellcheck disable=SC2016,SC2034,SC2154
 # (single quotes are for `sh -c`; E_* are read through eval)
@@ -26,6 +27,7 @@ unset SEALEXEC_DEBUG SEALEXEC_TMPDIR MEMFD_TOOLKIT_FEATURES
 
 SYSCTL=/proc/sys/vm/memfd_noexec
 T=30 # per-command timeout, seconds
+KTEST_UID=1000 # the unprivileged user that /bin/asuser runs commands as
 
 PROFILE=
 for arg in $(cat /proc/cmdline); do
@@ -95,13 +97,13 @@ expect_eq() { # expect_eq CHECK WHAT ACTUAL EXPECTED
 case $PROFILE in
 6.1)
 	E_memfd_create=yes E_mfd_exec=no E_seal_exec=no E_o_tmpfile=yes
-	E_execveat=yes E_memfd_noexec=absent
-	AUTO=memfd AUTO_SEALS=0xf MEMFD=memfd MEMFD_SEALS=0xf
+	E_execveat=yes E_memfd_noexec=absent E_fsopen=yes E_userns_user=yes
+	AUTO=overlay AUTO_SEALS=- MEMFD=memfd MEMFD_SEALS=0xf
 	;;
 6.12)
 	E_memfd_create=yes E_mfd_exec=yes E_seal_exec=yes E_o_tmpfile=yes
-	E_execveat=yes E_memfd_noexec=0
-	AUTO=memfd-exec AUTO_SEALS=0x2f MEMFD=memfd-exec MEMFD_SEALS=0x2f
+	E_execveat=yes E_memfd_noexec=0 E_fsopen=yes E_userns_user=yes
+	AUTO=overlay AUTO_SEALS=- MEMFD=memfd-exec MEMFD_SEALS=0x2f
 	;;
 *)
 	echo "==KTEST-BEGIN $(uname -r)=="
@@ -111,12 +113,40 @@ case $PROFILE in
 	;;
 esac
 
+# method_verdict M SEAL_MASK|- NS: why the run in OUT/RC failed
+# method_check's promises, on stdout; nothing if it kept them.
+method_verdict() {
+	_markers=$(printf '%s\n' "$OUT" | grep -o 'cloned_binary: using [a-z-]*' | sed 's/.* using //')
+	_nmarkers=$(printf '%s\n' "$_markers" | grep -c .)
+	_seals=$(printf '%s\n' "$OUT" | sed -n 's/^selfcheck: exe=.* seals=\(0x[0-9a-fA-F]*\) .*/\1/p' | head -n 1)
+	_fail=$(printf '%s\n' "$OUT" | grep 'selfcheck: FAIL' | head -n 3)
+	if [ "$RC" = 99 ] && [ -n "$3" ]; then
+		echo "could not set vm.memfd_noexec=$3 in a child PID namespace"
+	elif [ "$_nmarkers" != 1 ]; then
+		echo "expected one marker 'cloned_binary: using $1', got $_nmarkers: $_markers (exit $RC)"
+	elif [ "$_markers" != "$1" ]; then
+		echo "marker says '$_markers', expected '$1' (exit $RC)"
+	elif [ -n "$_fail" ]; then
+		echo "$_fail"
+	elif [ "$RC" != 0 ]; then
+		echo "sealexec selfcheck exited $RC"
+	elif [ "$2" != - ] && [ -z "$_seals" ]; then
+		echo "selfcheck printed no seals= value"
+	elif [ "$2" != - ] && [ $((_seals & $2)) -ne $(($2)) ]; then
+		echo "seals $_seals lack $2"
+	elif [ -n "${MUST:-}" ] && ! printf '%s\n' "$OUT" | grep -qF -- "$MUST"; then
+		echo "no line with '$MUST' (exit $RC)"
+	fi
+}
+
 # method_check CHECK EXPECTED_MARKER SEAL_MASK|- SEALEXEC_ARGS... -- [NS]
-# Runs `sealexec --debug ARGS selfcheck --strict-fds --expect-method=M [--expect-seals=S]`
-# (inside a PID namespace with vm.memfd_noexec=NS when NS is given) and
-# asserts exit 0, exactly one "cloned_binary: using M" marker, no selfcheck
-# FAIL line, and (seals & SEAL_MASK) == SEAL_MASK.  $WRAP, if set, is a
-# command prefix (its first word a binary that must exist).
+# Runs `sealexec --debug ARGS selfcheck --strict-fds --expect-method=M
+# --expect-same=/bin/selfcheck [--expect-seals=S]` (inside a PID namespace
+# with vm.memfd_noexec=NS when NS is given) and asserts exit 0, exactly one
+# "cloned_binary: using M" marker, no selfcheck FAIL line, (seals &
+# SEAL_MASK) == SEAL_MASK and, if $MUST is set, a line containing $MUST.
+# $WRAP, if set, is a command prefix (its first word a binary that must
+# exist).
 method_check() {
 	_c=$1 _m=$2 _mask=$3
 	shift 3
@@ -128,37 +158,26 @@ method_check() {
 	[ "${1:-}" = -- ] && shift
 	_ns=${1:-}
 	need "$_c" sealexec selfcheck ${WRAP:+${WRAP%% *}} || return
-	set -- ${WRAP:-} sealexec --debug $_args -- selfcheck --strict-fds "--expect-method=$_m"
+	set -- ${WRAP:-} sealexec --debug $_args -- selfcheck --strict-fds \
+		"--expect-method=$_m" --expect-same=/bin/selfcheck
 	[ "$_mask" != - ] && set -- "$@" "--expect-seals=$_mask"
 	if [ -n "$_ns" ]; then
 		ns_run "$_ns" "$@"
 	else
 		run "$@"
 	fi
-	_markers=$(printf '%s\n' "$OUT" | grep -o 'cloned_binary: using [a-z-]*' | sed 's/.* using //')
-	_nmarkers=$(printf '%s\n' "$_markers" | grep -c .)
-	_seals=$(printf '%s\n' "$OUT" | sed -n 's/^selfcheck: exe=.* seals=\(0x[0-9a-fA-F]*\) .*/\1/p' | head -n 1)
-	_fail=$(printf '%s\n' "$OUT" | grep 'selfcheck: FAIL' | head -n 3)
-	if [ "$RC" = 99 ] && [ -n "$_ns" ]; then
-		notok "$_c" "could not set vm.memfd_noexec=$_ns in a child PID namespace"
-	elif [ "$_nmarkers" != 1 ]; then
-		notok "$_c" "expected one marker 'cloned_binary: using $_m', got $_nmarkers: $_markers (exit $RC)"
-	elif [ "$_markers" != "$_m" ]; then
-		notok "$_c" "marker says '$_markers', expected '$_m' (exit $RC)"
-	elif [ -n "$_fail" ]; then
-		notok "$_c" "$_fail"
-	elif [ "$RC" != 0 ]; then
-		notok "$_c" "sealexec selfcheck exited $RC"
-	elif [ "$_mask" != - ] && [ -z "$_seals" ]; then
-		notok "$_c" "selfcheck printed no seals= value"
-	elif [ "$_mask" != - ] && [ $((_seals & _mask)) -ne $((_mask)) ]; then
-		notok "$_c" "seals $_seals lack $_mask"
-	else
+	_why=$(method_verdict "$_m" "$_mask" "$_ns")
+	if [ -z "$_why" ]; then
 		ok "$_c"
 		echo "#   $(printf '%s\n' "$OUT" | grep 'selfcheck: exe=' | head -n 1)"
-		return
+	else
+		notok "$_c" "$_why"
+		diag "$OUT"
+		# overlayfs says why it refused a layer only in the kernel log.
+		if printf '%s\n' "$OUT" | grep -q 'overlay not possible'; then
+			diag "$(dmesg | grep -i overlay | tail -n 3)"
+		fi
 	fi
-	diag "$OUT"
 }
 
 echo "==KTEST-BEGIN $(uname -r)=="
@@ -187,11 +206,44 @@ else
 	notok unshare-pid "unshare --pid --fork: exit $RC, pid '$OUT' (want 1)"
 fi
 
+# --- overlayfs: the module, loaded before any check that may use it ----------
+# Debian's cloud kernels build overlayfs as a module; run.sh puts the
+# kernel's own overlay.ko into /ktest/modules (or says in
+# /ktest/modules/missing why not).  Nothing loads it on demand here (no
+# /sbin/modprobe), so without it every overlay check fails: none is skipped.
+OVL_KO=/ktest/modules/overlay.ko
+if [ -e "$OVL_KO" ]; then
+	run insmod "$OVL_KO"
+	if [ "$RC" != 0 ]; then
+		notok overlayfs-module "insmod $OVL_KO exited $RC: $OUT"
+	elif ! grep -qw overlay /proc/filesystems; then
+		notok overlayfs-module "insmod $OVL_KO worked but /proc/filesystems lacks overlay"
+	else
+		ok overlayfs-module
+	fi
+elif grep -qw overlay /proc/filesystems; then
+	ok overlayfs-module
+	echo "#   overlayfs is built in"
+else
+	notok overlayfs-module "no overlayfs: $(cat /ktest/modules/missing 2>/dev/null || echo "no $OVL_KO")"
+fi
+for _f in /proc/sys/kernel/unprivileged_userns_clone /proc/sys/user/max_user_namespaces; do
+	echo "# $_f: $(cat "$_f" 2>&1)"
+done
+
+# The no-fsopen kernel for the fallback checks: fakekernel's profile, where
+# this fakekernel has it, else the same as one fail rule.
+NOFSOPEN="fakekernel --fail=fsopen=ENOSYS --"
+if [ -x /bin/fakekernel ] && fakekernel --list 2>/dev/null | grep -q '^nofsopen '; then
+	NOFSOPEN="fakekernel --kernel=nofsopen --"
+fi
+echo "# no-fsopen wrapper: $NOFSOPEN"
+
 # --- independent witness: kprobe --------------------------------------------
 run kprobe
 KP=$OUT
 printf '%s\n' "$KP" | sed 's/^/#   /'
-for f in memfd_create mfd_exec seal_exec memfd_noexec o_tmpfile execveat; do
+for f in memfd_create mfd_exec seal_exec memfd_noexec o_tmpfile execveat fsopen; do
 	eval "_e=\$E_$f"
 	if [ "$RC" != 0 ]; then
 		notok "witness-$f" "kprobe exited $RC"
@@ -201,13 +253,23 @@ for f in memfd_create mfd_exec seal_exec memfd_noexec o_tmpfile execveat; do
 done
 expect_eq witness-memfd_execveat "kprobe memfd_execveat" "$(kfield memfd_execveat "$KP")" yes
 
+# Whether an unprivileged user may make a user namespace (Debian's kernels
+# have the kernel.unprivileged_userns_clone switch): kprobe run as ktest.
+run asuser kprobe
+printf '%s\n' "$OUT" | grep -E '^(asuser|kprobe: (fsopen|overlayfs|userns))' | sed 's/^/#   /'
+if [ "$RC" != 0 ] || ! printf '%s\n' "$OUT" | grep -qx "asuser: uid=$KTEST_UID gid=$KTEST_UID"; then
+	notok witness-userns-user "asuser kprobe exited $RC: $(printf '%s\n' "$OUT" | grep -v '^kprobe:' | head -n 3)"
+else
+	expect_eq witness-userns-user "kprobe userns as uid $KTEST_UID" "$(kfield userns "$OUT")" "$E_userns_user"
+fi
+
 # --- sealexec --features ----------------------------------------------------
 if [ -x /bin/sealexec ]; then
 	run sealexec --features
 	FE=$OUT FE_RC=$RC
 	printf '%s\n' "$FE" | sed 's/^/#   /'
 fi
-for f in memfd_create mfd_exec seal_exec o_tmpfile execveat memfd_noexec; do
+for f in memfd_create mfd_exec seal_exec o_tmpfile execveat memfd_noexec fsopen; do
 	need "features-$f" sealexec || continue
 	eval "_e=\$E_$f"
 	_got=$(field "$f" "$FE")
@@ -225,8 +287,25 @@ done
 
 # --- sealexec + selfcheck, each method ---------------------------------------
 method_check method-auto "$AUTO" "$AUTO_SEALS" --method=auto
+method_check method-overlay overlay - --method=overlay
+# As ktest: overlayfs in a throwaway user namespace (since 5.11).
+WRAP=asuser MUST="asuser: uid=$KTEST_UID" \
+	method_check method-overlay-user overlay - --method=overlay
+# Debian's switch for unprivileged user namespaces (on by default on both
+# kernels): off, the user's auto must say why and fall back to a memfd.
+USERNS_SWITCH=/proc/sys/kernel/unprivileged_userns_clone
+if _was=$(cat "$USERNS_SWITCH" 2>/dev/null) && echo 0 >"$USERNS_SWITCH"; then
+	WRAP=asuser MUST="cloned_binary: overlay not possible (unshare(CLONE_NEWUSER|CLONE_NEWNS) failed: Operation not permitted" \
+		method_check method-overlay-user-nouserns "$MEMFD" "$MEMFD_SEALS" --method=auto
+	echo "$_was" >"$USERNS_SWITCH"
+else
+	notok method-overlay-user-nouserns "cannot switch $USERNS_SWITCH off"
+fi
 method_check method-memfd "$MEMFD" "$MEMFD_SEALS" --method=memfd
 method_check method-tmpfile tmpfile - --method=tmpfile
+# Without fsopen() (before 5.2) auto says why and falls back to a memfd.
+WRAP=$NOFSOPEN MUST="cloned_binary: overlay not possible (no fsopen()" \
+	method_check fakekernel-nofsopen-method "$MEMFD" "$MEMFD_SEALS" --method=auto
 
 # --- fd leaks and clone state, witnessed by kprobe --self ---------------------
 # The control run (not through sealexec) must show no leaked fd, so that a
@@ -252,7 +331,8 @@ done
 # --- the CVE-2019-5736 style overwrite attack ---------------------------------
 # attack CHECK [NS] -- SEALEXEC_ARGS...: cbtest-attack against
 # `sealexec ARGS -- /tmp/victim/selfcheck --hold`; the victim file must not
-# change.
+# change.  With $MUST set, a line of the output must contain it (pass
+# --debug to see the loader's markers).
 # With NS, inside a PID namespace (with its own /proc, since the attacker
 # uses the pid that selfcheck prints) at vm.memfd_noexec=NS.
 attack() {
@@ -272,7 +352,10 @@ attack() {
 	else
 		run "$@"
 	fi
-	if [ "$RC" = 0 ] && printf '%s\n' "$OUT" | grep -q '^attack: defeated'; then
+	if [ -n "${MUST:-}" ] && ! printf '%s\n' "$OUT" | grep -qF -- "$MUST"; then
+		notok "$_c" "exit $RC, no line with '$MUST'"
+		diag "$OUT"
+	elif [ "$RC" = 0 ] && printf '%s\n' "$OUT" | grep -q '^attack: defeated'; then
 		ok "$_c"
 		echo "#   $(printf '%s\n' "$OUT" | grep 'selfcheck: exe=' | head -n 1)"
 	else
@@ -282,6 +365,8 @@ attack() {
 }
 attack write-attack -- --method=auto
 attack write-attack-tmpfile -- --method=tmpfile
+# No copy at all: the victim itself, on a read-only overlay.
+MUST="cloned_binary: using overlay" attack write-attack-overlay -- --debug --method=overlay
 
 # --- fakekernel fidelity -----------------------------------------------------
 # fakekernel --kernel=6.1 must make any kernel look like the real 6.1: these
@@ -305,7 +390,9 @@ if need fakekernel-6.1-witness fakekernel; then
 		ok fakekernel-6.1-witness
 	fi
 fi
-WRAP="fakekernel --kernel=6.1 --" method_check fakekernel-6.1-method memfd 0xf
+# The memfd method, which is what the profile changes (the real 6.1 has
+# fsopen and overlayfs, so auto would use them).
+WRAP="fakekernel --kernel=6.1 --" method_check fakekernel-6.1-method memfd 0xf --method=memfd
 
 # --- memfd-noexec status and run (the per-container policy) ------------------
 if need memfd-noexec-status memfd-noexec; then
@@ -335,9 +422,10 @@ semantics: hierarchy' ;;
 fi
 
 # run --level 2 either enforces the level (6.12) or fails closed without
-# running the command (6.1, no sysctl).
-if need memfd-noexec-run-level2 memfd-noexec sealexec selfcheck; then
-	run memfd-noexec run --level 2 -- sh -c 'cat /proc/sys/vm/memfd_noexec; sealexec --debug selfcheck'
+# running the command (6.1, no sysctl).  Without fsopen, so that the
+# loader tries a memfd, is refused and falls back to a file.
+if need memfd-noexec-run-level2 memfd-noexec sealexec selfcheck fakekernel; then
+	run memfd-noexec run --level 2 -- sh -c 'cat /proc/sys/vm/memfd_noexec; exec $0 sealexec --debug selfcheck' "$NOFSOPEN"
 	case $PROFILE in
 	6.1)
 		if [ "$RC" = 125 ] && ! printf '%s\n' "$OUT" | grep -q selfcheck: &&
@@ -371,9 +459,11 @@ if [ "$PROFILE" = 6.1 ]; then
 fi
 
 if [ "$PROFILE" = 6.12 ]; then
-	method_check ns-noexec-0 memfd-exec 0x2f -- 0
-	method_check ns-noexec-1 memfd-exec 0x2f -- 1
-	method_check ns-noexec-2 tmpfile - -- 2
+	# The memfd at each level; at 2 auto, without fsopen, must fall back
+	# from the refused memfd to a file.
+	method_check ns-noexec-0 memfd-exec 0x2f --method=memfd -- 0
+	method_check ns-noexec-1 memfd-exec 0x2f --method=memfd -- 1
+	WRAP=$NOFSOPEN method_check ns-noexec-2 tmpfile - -- 2
 	attack ns-noexec-2-write-attack 2 --
 
 	if need ns-noexec-2-memfd-refused sealexec selfcheck; then
@@ -420,6 +510,17 @@ if [ "$PROFILE" = 6.12 ]; then
 
 	_v=$(cat "$SYSCTL" 2>&1)
 	expect_eq initns-untouched "vm.memfd_noexec in the initial PID namespace" "$_v" 0
+fi
+
+# The empty directories that overlayfs before 6.15 needs must be gone.
+_left=
+for _d in /tmp/.cloned_binary-ovl-* /run/.cloned_binary-ovl-*; do
+	[ -e "$_d" ] && _left="$_left $_d"
+done
+if [ -z "$_left" ]; then
+	ok overlay-empty-dirs-removed
+else
+	notok overlay-empty-dirs-removed "left behind: $_left"
 fi
 
 echo "# uptime-end $(cut -d' ' -f1 /proc/uptime)"

@@ -10,8 +10,10 @@
  *                     (a memfd sealed SEAL|SHRINK|GROW|WRITE, or an unlinked
  *                     file without write bits; tmpfs files report seals too,
  *                     0x1, so the memfd is told apart by its /memfd: name)
- *                     and holds no fd beyond 0-2;
- *                     meant to be run through sealexec
+ *                     or from a read-only overlayfs that refuses writers
+ *                     with EROFS and that no mount of ours shows (the
+ *                     overlay method's detached mount), and holds no fd
+ *                     beyond 0-2; meant to be run through sealexec
  *   kprobe --ping     exit 42 (used by the memfd_execveat probe)
  *
  * Built statically by run.sh with the host's gcc; no project headers.
@@ -24,8 +26,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/syscall.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,12 +67,23 @@
 #ifndef AT_EMPTY_PATH
 #define AT_EMPTY_PATH 0x1000
 #endif
+#ifndef FSOPEN_CLOEXEC
+#define FSOPEN_CLOEXEC 0x00000001 /* 5.2 */
+#endif
+#ifndef OVERLAYFS_SUPER_MAGIC
+#define OVERLAYFS_SUPER_MAGIC 0x794c7630
+#endif
 
 #define NEED_SEALS (F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE)
 
 static int sys_memfd_create(const char *name, unsigned int flags)
 {
 	return (int)syscall(SYS_memfd_create, name, flags);
+}
+
+static int sys_fsopen(const char *fsname, unsigned int flags)
+{
+	return (int)syscall(SYS_fsopen, fsname, flags);
 }
 
 static int sys_execveat(int dirfd, const char *path, char *const argv[],
@@ -198,6 +214,50 @@ static void probe_execveat(void)
 	out("execveat", "%s", r < 0 && errno == ENOSYS ? "no" : "yes");
 }
 
+/*
+ * fsopen: "no" only for ENOSYS (an empty name gives EINVAL, or EPERM
+ * without CAP_SYS_ADMIN, where the syscall exists).  overlayfs: whether
+ * fsopen("overlay") works, i.e. the filesystem is registered (built in or
+ * its module loaded) and we may mount: "no" is ENODEV.
+ */
+static void probe_fsopen(void)
+{
+	int fd, e;
+
+	fd = sys_fsopen("", FSOPEN_CLOEXEC);
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	out("fsopen", "%s", fd < 0 && e == ENOSYS ? "no" : "yes");
+
+	fd = sys_fsopen("overlay", FSOPEN_CLOEXEC);
+	e = errno;
+	if (fd >= 0)
+		close(fd);
+	out("overlayfs", "%s", verdict(fd, e, ENODEV));
+}
+
+/* userns: whether we (whoever runs kprobe) may make a user namespace. */
+static void probe_userns(void)
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		_exit(unshare(CLONE_NEWUSER) == 0 ? 0 : errno);
+	if (pid < 0 || waitpid(pid, &status, 0) < 0) {
+		out("userns", "unknown (fork %s)", errname(errno));
+		return;
+	}
+	if (!WIFEXITED(status))
+		out("userns", "unknown (status 0x%x)", status);
+	else
+		out("userns", "%s",
+		    WEXITSTATUS(status) ? errname(WEXITSTATUS(status)) : "yes");
+}
+
 /* Copy /proc/self/exe into a memfd and execveat() it with --ping. */
 static void probe_memfd_execveat(void)
 {
@@ -253,12 +313,58 @@ static void probe_memfd_execveat(void)
 		out("memfd_execveat", "no (status 0x%x)", status);
 }
 
+/*
+ * The overlay method's clone: a read-only overlayfs (no upper layer, so
+ * opening for writing fails with EROFS) whose mount ID (fdinfo's mnt_id)
+ * is not in our mountinfo, i.e. a detached mount.
+ */
+static int on_detached_overlay(int fd)
+{
+	char path[64], buf[512], line[4096];
+	int info, id, first, w, attached = 0;
+	struct statfs sfs;
+	const char *p;
+	ssize_t n;
+	FILE *f;
+
+	if (fstatfs(fd, &sfs) < 0 ||
+	    (unsigned long)sfs.f_type != OVERLAYFS_SUPER_MAGIC ||
+	    !(sfs.f_flags & ST_RDONLY))
+		return 0;
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	w = open(path, O_WRONLY | O_CLOEXEC);
+	if (w >= 0) {
+		close(w);
+		return 0;
+	}
+	if (errno != EROFS)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	info = open(path, O_RDONLY | O_CLOEXEC);
+	n = info < 0 ? -1 : read(info, buf, sizeof(buf) - 1);
+	if (info >= 0)
+		close(info);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strstr(buf, "mnt_id:");
+	f = p ? fopen("/proc/self/mountinfo", "re") : NULL;
+	if (!f)
+		return 0;
+	id = atoi(p + 7);
+	while (fgets(line, sizeof(line), f))
+		if (sscanf(line, "%d", &first) == 1 && first == id)
+			attached = 1;
+	fclose(f);
+	return !attached;
+}
+
 static int self_check(void)
 {
 	char link[4096];
 	struct dirent *de;
 	struct stat st;
-	int bad = 0, fd, seals;
+	int bad = 0, fd, seals, overlay;
 	ssize_t n;
 	DIR *d;
 
@@ -291,10 +397,14 @@ static int self_check(void)
 		return 1;
 	}
 	seals = fcntl(fd, F_GET_SEALS);
-	printf("kprobe-self: exe=%s nlink=%lu mode=0%03o seals=%s0x%x\n", link,
-	       (unsigned long)st.st_nlink, (unsigned)(st.st_mode & 07777),
-	       seals < 0 ? "none/" : "", seals < 0 ? 0 : seals);
-	if (strncmp(link, "/memfd:", 7) == 0) {
+	overlay = on_detached_overlay(fd);
+	printf("kprobe-self: exe=%s nlink=%lu mode=0%03o seals=%s0x%x%s\n",
+	       link, (unsigned long)st.st_nlink, (unsigned)(st.st_mode & 07777),
+	       seals < 0 ? "none/" : "", seals < 0 ? 0 : seals,
+	       overlay ? " detached-overlay" : "");
+	if (overlay) {
+		/* the file itself, unchanged, on a mount nobody can write */
+	} else if (strncmp(link, "/memfd:", 7) == 0) {
 		if (seals < 0 || (seals & NEED_SEALS) != NEED_SEALS) {
 			printf("kprobe-self: FAIL memfd seals 0x%x lack 0x%x\n",
 			       seals, NEED_SEALS);
@@ -327,5 +437,7 @@ int main(int argc, char **argv)
 						: "/tmp");
 	probe_execveat();
 	probe_memfd_execveat();
+	probe_fsopen();
+	probe_userns();
 	return 0;
 }

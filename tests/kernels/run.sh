@@ -13,9 +13,10 @@
 # checks that need it fail; it never skips them.
 #
 # Everything lands in build/kernels/: the kernel cache (cache/), the
-# initramfs, the serial logs (<kernel>.log) and matrix.md, a markdown table
-# of which check passed on which kernel.  --readme prints that table on
-# stdout and sends the TAP stream to stderr.
+# initramfs (one per kernel, with its overlay.ko), the serial logs
+# (<kernel>.log) and matrix.md, a markdown table of which check passed on
+# which kernel.  --readme prints that table on stdout and sends the TAP
+# stream to stderr.
 #
 # Environment:
 #   KTEST_KERNELS       kernels to boot, default "6.1 6.12"
@@ -119,6 +120,7 @@ run_kernel() {
 		record fail "$flavor" "$label" host-config "$problems"
 	fi
 
+	kernel_initramfs "$flavor"
 	boot_kernel "$flavor"
 	# The serial log has CRLF line ends.
 	body=$(tr -d '\r' <"$logf")

@@ -2,9 +2,10 @@
 # shellcheck shell=bash disable=SC2034 # its results are read by run.sh and tap.sh
 #
 # Sourced by tests/kernels/run.sh: boots one kernel under qemu (TCG) with
-# the initramfs, its serial console written to $OUT/<flavor>.log, within
-# KTEST_BOOT_TIMEOUT and what is left of the overall deadline, and judges
-# the boot itself from the serial log's markers and qemu's exit status.
+# its own initramfs (initramfs.sh's kernel_initramfs), its serial console
+# written to $OUT/<flavor>.log, within KTEST_BOOT_TIMEOUT and what is left
+# of the overall deadline, and judges the boot itself from the serial log's
+# markers and qemu's exit status.
 #
 # Uses from run.sh: OUT, DEADLINE, BOOT_TIMEOUT, OVERALL_TIMEOUT,
 # KTEST_QEMU_CPU; from kernels.sh: KDIR, KREL; from tap.sh: record.
@@ -31,7 +32,7 @@ boot_kernel() {
 		${KTEST_QEMU_CPU:+-cpu "$KTEST_QEMU_CPU"} \
 		-m 512 -smp 1 -nodefaults -display none -no-reboot \
 		-serial "file:$logf" \
-		-kernel "$KDIR/vmlinuz" -initrd "$OUT/initramfs.cpio.gz" \
+		-kernel "$KDIR/vmlinuz" -initrd "$OUT/initramfs-$flavor.cpio.gz" \
 		-append "console=ttyS0 panic=-1 quiet rdinit=/init ktest.profile=$flavor" \
 		</dev/null >"$OUT/$flavor.qemu.log" 2>&1
 	BOOT_RC=$?

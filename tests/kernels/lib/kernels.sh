@@ -4,7 +4,8 @@
 # Sourced by tests/kernels/run.sh: the Debian packages it needs.  The host's
 # tools are installed when missing; each kernel is resolved from its
 # metapackage, fetched with `apt-get download` and cached in $CACHE
-# (vmlinuz and config only).  When apt cannot answer (KTEST_OFFLINE=1, or
+# (vmlinuz, config, and overlay.ko, decompressed, where overlayfs is a
+# module).  When apt cannot answer (KTEST_OFFLINE=1, or
 # the archive moved on), the last kernel cached for that flavor is used.
 #
 # Uses from run.sh: OUT, CACHE, log, die.
@@ -21,8 +22,13 @@ CONFIG_NEEDED=(
 	SECCOMP SECCOMP_FILTER SERIAL_8250 SERIAL_8250_CONSOLE
 	BLK_DEV_INITRD RD_GZIP BINFMT_ELF BINFMT_SCRIPT PROC_FS PROC_SYSCTL SYSFS
 )
+# Options that may be modules too: the initramfs carries the module (see
+# OVERLAY_KO) and guest.sh loads it.
+CONFIG_MODULE_OK=(OVERLAY_FS)
+# overlayfs's module in the package (Debian compresses it with xz from 6.12).
+OVERLAY_KO=kernel/fs/overlayfs/overlay.ko
 
-HOST_PACKAGES=(qemu-system-x86 busybox-static cpio gzip gcc libc6-dev binutils)
+HOST_PACKAGES=(qemu-system-x86 busybox-static cpio gzip xz-utils gcc libc6-dev binutils)
 
 # --- host packages, installed only if missing --------------------------------
 APT_UPDATED=0
@@ -78,7 +84,8 @@ fetch_kernel() {
 	if resolve_kernel "$flavor"; then
 		KDIR=$CACHE/${PKG}_$PKG_VERSION
 		KREL=${PKG#linux-image-}
-		if [ -s "$KDIR/vmlinuz" ] && [ -s "$KDIR/config" ]; then
+		if [ -s "$KDIR/vmlinuz" ] && [ -s "$KDIR/config" ] &&
+			{ ! overlay_is_module "$KDIR/config" || [ -s "$KDIR/overlay.ko" ]; }; then
 			log "$flavor: $PKG $PKG_VERSION (cached)"
 			printf '%s\n' "${PKG}_$PKG_VERSION" >"$CACHE/$flavor.current"
 			return 0
@@ -88,8 +95,29 @@ fetch_kernel() {
 	cached_kernel "$flavor"
 }
 
-# download_kernel FLAVOR: fetches PKG=PKG_VERSION and unpacks its vmlinuz
-# and config into KDIR.
+overlay_is_module() { grep -qx 'CONFIG_OVERLAY_FS=m' "$1"; }
+
+# unpack_overlay_ko DEB TMP: where the config in TMP makes overlayfs a
+# module, unpacks it from DEB into TMP/overlay.ko, decompressed (the guest's
+# busybox insmod takes plain modules only).  Fails, saying so, if it cannot.
+unpack_overlay_ko() {
+	local deb=$1 tmp=$2 ko
+	overlay_is_module "$tmp/boot/config-$KREL" || return 0
+	ko=./lib/modules/$KREL/$OVERLAY_KO
+	dpkg-deb --fsys-tarfile "$deb" |
+		tar -x -C "$tmp" "$ko" "$ko.xz" 2>/dev/null
+	if [ -s "$tmp/$ko" ]; then
+		mv "$tmp/$ko" "$tmp/overlay.ko"
+	elif [ -s "$tmp/$ko.xz" ]; then
+		xz -dc "$tmp/$ko.xz" >"$tmp/overlay.ko"
+	else
+		log "$PKG: overlayfs is a module but $ko(.xz) is not in the package"
+		return 1
+	fi
+}
+
+# download_kernel FLAVOR: fetches PKG=PKG_VERSION and unpacks its vmlinuz,
+# config and overlay.ko into KDIR.
 download_kernel() {
 	local flavor=$1 tmp deb
 	log "$flavor: $PKG $PKG_VERSION: apt-get download"
@@ -102,6 +130,10 @@ download_kernel() {
 		tar -x -C "$tmp" "./boot/vmlinuz-$KREL" "./boot/config-$KREL"; then
 		rm -rf "$KDIR"
 		mkdir -p "$KDIR"
+		# Without it the kernel still boots; the overlay checks fail.
+		if unpack_overlay_ko "$deb" "$tmp" && [ -s "$tmp/overlay.ko" ]; then
+			mv "$tmp/overlay.ko" "$KDIR/overlay.ko"
+		fi
 		mv "$tmp/boot/config-$KREL" "$KDIR/config"
 		printf '%s %s %s\n' "$PKG" "$PKG_VERSION" "$KREL" >"$KDIR/package"
 		mv "$tmp/boot/vmlinuz-$KREL" "$KDIR/vmlinuz" # last: marks it complete
@@ -135,9 +167,12 @@ check_config() {
 		val=$(sed -n "s/^CONFIG_$opt=//p" "$1")
 		case $val in
 		y) ;;
-		m) problems+=("CONFIG_$opt=m (a module; the initramfs has no modules)") ;;
+		m) problems+=("CONFIG_$opt=m (a module; the initramfs carries none for it)") ;;
 		*) problems+=("CONFIG_$opt is not set") ;;
 		esac
+	done
+	for opt in "${CONFIG_MODULE_OK[@]}"; do
+		grep -Eq "^CONFIG_$opt=[ym]\$" "$1" || problems+=("CONFIG_$opt is not set")
 	done
 	[ ${#problems[@]} -eq 0 ] || printf '%s; ' "${problems[@]}"
 }

@@ -12,18 +12,22 @@
 # The fixed list of guest checks per kernel; guest.sh must print exactly
 # these.  A name missing from the serial log is a failure.
 EXPECT_COMMON=(
-	boot tmp-exec unshare-pid
+	boot tmp-exec unshare-pid overlayfs-module
 	witness-memfd_create witness-mfd_exec witness-seal_exec
 	witness-memfd_noexec witness-o_tmpfile witness-execveat
-	witness-memfd_execveat
+	witness-fsopen witness-memfd_execveat witness-userns-user
 	features-memfd_create features-mfd_exec features-seal_exec
 	features-o_tmpfile features-execveat features-memfd_noexec
-	method-auto method-memfd method-tmpfile
+	features-fsopen
+	method-auto method-overlay method-overlay-user
+	method-overlay-user-nouserns
+	method-memfd method-tmpfile fakekernel-nofsopen-method
 	fdleak-auto fdleak-tmpfile
-	write-attack write-attack-tmpfile
+	write-attack write-attack-tmpfile write-attack-overlay
 	fakekernel-6.1-witness fakekernel-6.1-method
 	memfd-noexec-status
 	memfd-noexec-run-level2
+	overlay-empty-dirs-removed
 )
 EXPECT_6_1=(ns-no-sysctl)
 EXPECT_6_12=(

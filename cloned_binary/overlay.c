@@ -54,6 +54,7 @@ enum ovl_step {
 	OVL_EMPTY_DIR,
 	OVL_OVERLAY,
 	OVL_LOWERDIR,
+	OVL_XINO,
 	OVL_CREATE,
 	OVL_MOUNT,
 	OVL_OPEN,
@@ -70,6 +71,7 @@ static const char *step_name(enum ovl_step s)
 		[OVL_EMPTY_DIR] = "making an empty directory layer",
 		[OVL_OVERLAY] = "fsopen(\"overlay\")",
 		[OVL_LOWERDIR] = "setting lowerdir",
+		[OVL_XINO] = "setting xino=off",
 		[OVL_CREATE] = "creating the overlayfs",
 		[OVL_MOUNT] = "fsmount()",
 		[OVL_OPEN] = "opening the binary on it",
@@ -140,6 +142,12 @@ static int overlay_create(struct ovl_target *t, int empty,
 	*ret_step = OVL_LOWERDIR;
 	if (missing_fsconfig(ctx, FSCONFIG_SET_STRING, "lowerdir", t->lower,
 			     0) < 0)
+		return negative_errno();
+	/* Inode numbers as the lower filesystem has them, whatever the
+	 * kernel's CONFIG_OVERLAY_FS_XINO_AUTO: the file is verified by its
+	 * inode number (overlay_open). */
+	*ret_step = OVL_XINO;
+	if (missing_fsconfig(ctx, FSCONFIG_SET_STRING, "xino", "off", 0) < 0)
 		return negative_errno();
 	*ret_step = OVL_CREATE;
 	if (missing_fsconfig(ctx, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)

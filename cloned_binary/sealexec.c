@@ -2,8 +2,8 @@
 /*
  * sealexec: run a program from a sealed, W^X copy of itself.
  *
- *   sealexec [--debug] [--method=auto|memfd|tmpfile] [--tmpdir=DIR] [--]
- *            PROGRAM [ARG...]
+ *   sealexec [--debug] [--method=auto|overlay|memfd|tmpfile]
+ *            [--tmpdir=DIR] [--] PROGRAM [ARG...]
  *   sealexec --features [--json]
  *   sealexec --check FILE
  *
@@ -60,7 +60,8 @@ static void usage(FILE *f)
 	      "\n"
 	      "  -d, --debug            print which method was used\n"
 	      "                         (also SEALEXEC_DEBUG=1)\n"
-	      "  -m, --method=METHOD    auto (default), memfd or tmpfile\n"
+	      "  -m, --method=METHOD    auto (default), overlay, memfd or "
+	      "tmpfile\n"
 	      "  -t, --tmpdir=DIR       the only directory for the tmpfile "
 	      "method\n"
 	      "                         (default: $SEALEXEC_TMPDIR, "
@@ -208,8 +209,8 @@ static void parse_option(struct args *a, int c, char *argv[])
 		r = cloned_binary_request_from_string(optarg);
 		if (r < 0)
 			die(EXIT_USAGE,
-			    "invalid --method '%s'; allowed: auto, memfd, "
-			    "tmpfile",
+			    "invalid --method '%s'; allowed: auto, overlay, "
+			    "memfd, tmpfile",
 			    optarg);
 		a->opts.request = r;
 		break;

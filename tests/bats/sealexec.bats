@@ -46,7 +46,7 @@ teardown() {
 
 	run "$SEALEXEC" --method=fast true
 	assert_status 2
-	assert_output_contains "invalid --method 'fast'; allowed: auto, memfd, tmpfile"
+	assert_output_contains "invalid --method 'fast'; allowed: auto, overlay, memfd, tmpfile"
 
 	run "$SEALEXEC" no-such-program-here
 	assert_status 2

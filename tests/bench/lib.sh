@@ -10,6 +10,8 @@
 #   memfd    ours built with LOADER_REQUEST=memfd (the copy fallback)
 #   noclone  ours built with LOADER_REQUEST=none: never re-executes, the
 #            physical limit; unprotected, only ever used here
+#   extra    only with EXTRA_RUNC=/path: any other runc to compare, e.g. a
+#            prototype
 # The three builds come from this tree's contrib/runc/build.sh, into
 # build/bench/ (BENCH_NO_BUILD=1 reuses what is there).
 
@@ -17,6 +19,7 @@ BENCH_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 STOCK=${STOCK:-/usr/sbin/runc}
 TEST_USER=${TEST_USER:-cbtest}
 BENCH_ARMS=(stock ours memfd noclone)
+[ -z "${EXTRA_RUNC:-}" ] || BENCH_ARMS+=(extra)
 
 bench_die() {
 	echo "${0##*/}: $*" >&2
@@ -73,6 +76,10 @@ bench_stage() {
 	for arm in ours memfd noclone; do
 		install -m 0755 "$BENCH_TOP/build/bench/runc-$arm" "$WORK/bin/runc-$arm"
 	done
+	if [ -n "${EXTRA_RUNC:-}" ]; then
+		[ -x "$EXTRA_RUNC" ] || bench_die "EXTRA_RUNC=$EXTRA_RUNC is not an executable"
+		install -m 0755 "$EXTRA_RUNC" "$WORK/bin/runc-extra"
+	fi
 	mkdir -p "$WORK/rootfs/bin" "$WORK/rootfs/proc" "$WORK/rootfs/dev" \
 		"$WORK/rootfs/sys" "$WORK/rootfs/tmp"
 	cp "$(command -v busybox)" "$WORK/rootfs/bin/busybox"

@@ -112,9 +112,11 @@ for mode in rootful rootless; do
 	left=$(bench_leftovers "$mode")
 	[ -z "$left" ] || bench_die "containers left over in $mode mode: $left"
 	echo
-	python3 "$HERE/stats.py" memory "$mode" "$out" \
-		"stock=${method[stock]}" "ours=${method[ours]}" \
-		"memfd=${method[memfd]}" "noclone=${method[noclone]}"
+	args=()
+	for arm in "${BENCH_ARMS[@]}"; do
+		args+=("$arm=${method[$arm]}")
+	done
+	python3 "$HERE/stats.py" memory "$mode" "$out" "${args[@]}"
 	unset method
 done
 [ "$(cat /proc/sys/vm/memfd_noexec)" = "$host_before" ] ||

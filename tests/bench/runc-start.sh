@@ -32,9 +32,10 @@ HERE=$(cd "$(dirname "$0")" && pwd)
 
 # ---- the timed loop, run inside the namespace ----------------------------
 if [ "${1:-}" = __loop ]; then
-	# __loop MODE ROUNDS WORK OUT
+	# __loop MODE ROUNDS WORK OUT ARM...
 	mode=$2 rounds=$3 WORK=$4 out=$5
-	arms=(stock ours memfd noclone)
+	shift 5
+	arms=("$@")
 	state=$WORK/state-$mode
 	: >"$out"
 	for ((r = -1; r < rounds; r++)); do
@@ -86,15 +87,19 @@ for mode in rootful rootless; do
 	if [ "$mode" = rootless ]; then
 		bench_in_pidns setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
 			--init-groups --inh-caps=-all -- env XDG_RUNTIME_DIR="$WORK/xdg" \
-			bash "$WORK/bin/runc-start.sh" __loop "$mode" "$rounds" "$WORK" "$out"
+			bash "$WORK/bin/runc-start.sh" __loop "$mode" "$rounds" "$WORK" "$out" \
+			"${BENCH_ARMS[@]}"
 	else
-		bench_in_pidns bash "$WORK/bin/runc-start.sh" __loop "$mode" "$rounds" "$WORK" "$out"
+		bench_in_pidns bash "$WORK/bin/runc-start.sh" __loop "$mode" "$rounds" \
+			"$WORK" "$out" "${BENCH_ARMS[@]}"
 	fi
 	[ -z "$(bench_leftovers "$mode")" ] || bench_die "containers left over in $mode mode"
 	echo
-	python3 "$HERE/stats.py" start "$mode" "$out" \
-		"stock=${method[stock]}" "ours=${method[ours]}" \
-		"memfd=${method[memfd]}" "noclone=${method[noclone]}"
+	args=()
+	for arm in "${BENCH_ARMS[@]}"; do
+		args+=("$arm=${method[$arm]}")
+	done
+	python3 "$HERE/stats.py" start "$mode" "$out" "${args[@]}"
 	unset method
 done
 [ "$(cat /proc/sys/vm/memfd_noexec)" = "$host_before" ] ||

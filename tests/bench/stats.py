@@ -26,6 +26,7 @@ LABELS = {
     "ours": "ours (default build)",
     "memfd": "ours, forced memfd",
     "noclone": "ours, no clone (limit)",
+    "extra": "extra ($EXTRA_RUNC)",
 }
 
 
@@ -79,10 +80,14 @@ def start(mode, path, methods):
     rng = random.Random(1)
     print(f"  {'ratio':<14} {'median':>6}  {'95% interval':<16}  "
           f"{'per-round':>9}  {'CPU ratio':>9}")
-    for name, a, b in (("ours/noclone", "ours", "noclone"),
-                       ("ours/stock", "ours", "stock"),
-                       ("memfd/noclone", "memfd", "noclone"),
-                       ("stock/noclone", "stock", "noclone")):
+    pairs = [("ours/noclone", "ours", "noclone"),
+             ("ours/stock", "ours", "stock"),
+             ("memfd/noclone", "memfd", "noclone"),
+             ("stock/noclone", "stock", "noclone")]
+    if "extra" in ARMS:
+        pairs += [("extra/noclone", "extra", "noclone"),
+                  ("extra/stock", "extra", "stock")]
+    for name, a, b in pairs:
         print(ratio_line(name, rounds, cpu, a, b, rng))
 
 
@@ -135,6 +140,8 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     methods = dict(a.split("=", 1) for a in argv[4:])
+    if "extra" in methods:
+        ARMS.append("extra")
     (start if argv[1] == "start" else memory)(argv[2], argv[3], methods)
     return 0
 

@@ -10,8 +10,8 @@
 #   memfd    ours built with LOADER_REQUEST=memfd (the copy fallback)
 #   noclone  ours built with LOADER_REQUEST=none: never re-executes, the
 #            physical limit; unprotected, only ever used here
-#   extra    only with EXTRA_RUNC=/path: any other runc to compare, e.g. a
-#            prototype
+#   x1, x2.. only with EXTRA_RUNC="/path ...": other runcs to compare, e.g.
+#            prototypes (paths without spaces)
 # The three builds come from this tree's contrib/runc/build.sh, into
 # build/bench/ (BENCH_NO_BUILD=1 reuses what is there).
 
@@ -19,7 +19,11 @@ BENCH_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 STOCK=${STOCK:-/usr/sbin/runc}
 TEST_USER=${TEST_USER:-cbtest}
 BENCH_ARMS=(stock ours memfd noclone)
-[ -z "${EXTRA_RUNC:-}" ] || BENCH_ARMS+=(extra)
+# shellcheck disable=SC2206 # split on purpose
+BENCH_EXTRA=(${EXTRA_RUNC:-})
+for ((i = 1; i <= ${#BENCH_EXTRA[@]}; i++)); do
+	BENCH_ARMS+=("x$i")
+done
 
 bench_die() {
 	echo "${0##*/}: $*" >&2
@@ -76,10 +80,11 @@ bench_stage() {
 	for arm in ours memfd noclone; do
 		install -m 0755 "$BENCH_TOP/build/bench/runc-$arm" "$WORK/bin/runc-$arm"
 	done
-	if [ -n "${EXTRA_RUNC:-}" ]; then
-		[ -x "$EXTRA_RUNC" ] || bench_die "EXTRA_RUNC=$EXTRA_RUNC is not an executable"
-		install -m 0755 "$EXTRA_RUNC" "$WORK/bin/runc-extra"
-	fi
+	for ((i = 1; i <= ${#BENCH_EXTRA[@]}; i++)); do
+		[ -x "${BENCH_EXTRA[i - 1]}" ] ||
+			bench_die "EXTRA_RUNC: ${BENCH_EXTRA[i - 1]} is not an executable"
+		install -m 0755 "${BENCH_EXTRA[i - 1]}" "$WORK/bin/runc-x$i"
+	done
 	mkdir -p "$WORK/rootfs/bin" "$WORK/rootfs/proc" "$WORK/rootfs/dev" \
 		"$WORK/rootfs/sys" "$WORK/rootfs/tmp"
 	cp "$(command -v busybox)" "$WORK/rootfs/bin/busybox"
@@ -170,5 +175,8 @@ bench_versions() {
 	for arm in "${BENCH_ARMS[@]}"; do
 		printf '  %-8s %s\n' "$arm" \
 			"$("$WORK/bin/runc-$arm" --version | sed -n 's/^commit: //p')"
+	done
+	for ((i = 1; i <= ${#BENCH_EXTRA[@]}; i++)); do
+		printf '  x%-7s %s\n' "$i" "${BENCH_EXTRA[i - 1]}"
 	done
 }

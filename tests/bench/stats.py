@@ -26,7 +26,6 @@ LABELS = {
     "ours": "ours (default build)",
     "memfd": "ours, forced memfd",
     "noclone": "ours, no clone (limit)",
-    "extra": "extra ($EXTRA_RUNC)",
 }
 
 
@@ -84,9 +83,9 @@ def start(mode, path, methods):
              ("ours/stock", "ours", "stock"),
              ("memfd/noclone", "memfd", "noclone"),
              ("stock/noclone", "stock", "noclone")]
-    if "extra" in ARMS:
-        pairs += [("extra/noclone", "extra", "noclone"),
-                  ("extra/stock", "extra", "stock")]
+    for arm in ARMS[4:]:
+        pairs += [(f"{arm}/noclone", arm, "noclone"),
+                  (f"{arm}/stock", arm, "stock")]
     for name, a, b in pairs:
         print(ratio_line(name, rounds, cpu, a, b, rng))
 
@@ -140,8 +139,10 @@ def main(argv):
         print(__doc__, file=sys.stderr)
         return 2
     methods = dict(a.split("=", 1) for a in argv[4:])
-    if "extra" in methods:
-        ARMS.append("extra")
+    for arm in methods:
+        if arm not in ARMS:
+            ARMS.append(arm)
+            LABELS[arm] = f"{arm} (EXTRA_RUNC)"
     (start if argv[1] == "start" else memory)(argv[2], argv[3], methods)
     return 0
 

@@ -13,6 +13,8 @@
 #   Shmem   /proc/meminfo's Shmem after creating the N containers minus
 #           before, divided by N (a memfd copy is Shmem; the machine is
 #           shared, so a few hundred kB of noise either way is possible)
+#   Slab    the same for /proc/meminfo's Slab: kernel objects (mounts,
+#           superblocks, namespaces, inodes), even noisier
 #   Pss     each runc init's Pss (/proc/PID/smaps_rollup): median and mean
 #   copies  distinct inodes among the runc inits' /proc/PID/exe that are
 #           memfds or unlinked files (a copy of the binary); "binary"
@@ -30,13 +32,17 @@ shmem_kb() {
 	awk '/^Shmem:/ { print $2 }' /proc/meminfo
 }
 
+slab_kb() {
+	awk '/^Slab:/ { print $2 }' /proc/meminfo
+}
+
 # ---- one mode, inside the namespace (as root) -----------------------------
 if [ "${1:-}" = __mem ]; then
 	# __mem MODE N WORK OUT
 	mode=$2 n=$3 WORK=$4 out=$5
 	for arm in "${BENCH_ARMS[@]}"; do
 		bin=$(stat -c '%d:%i' "$WORK/bin/runc-$arm")
-		before=$(shmem_kb)
+		before=$(shmem_kb) slab_before=$(slab_kb)
 		for ((i = 0; i < n; i++)); do
 			bench_runc "$mode" "$arm" create -b "$WORK/bundle-$mode" "m-$arm-$i" \
 				</dev/null >/dev/null 2>"$WORK/err" || {
@@ -45,8 +51,8 @@ if [ "${1:-}" = __mem ]; then
 				exit 1
 			}
 		done
-		after=$(shmem_kb)
-		echo "arm $arm $before $after $bin" >>"$out"
+		after=$(shmem_kb) slab_after=$(slab_kb)
+		echo "arm $arm $before $after $bin $slab_before $slab_after" >>"$out"
 		bench_runc "$mode" stock list -f json |
 			jq -r --arg p "m-$arm-" '.[] | select(.id | startswith($p)) |
 				"\(.pid) \(.status)"' >"$WORK/pids"

@@ -13,7 +13,7 @@ together, so that the pairing within a round is kept), as the median of
 the per-round ratios, and as the ratio of the CPU medians.
 
 RECORDS (runc-memory.sh) has lines "arm ARM SHMEM_BEFORE SHMEM_AFTER
-DEV:INO", "init ARM PSS RSS DEV:INO KIND EXE" (kB; KIND is memfd,
+DEV:INO SLAB_BEFORE SLAB_AFTER", "init ARM PSS RSS DEV:INO KIND EXE" (kB; KIND is memfd,
 unlinked, binary, binary-via-overlay or file) and "deleted ARM SHMEM".
 """
 import random
@@ -96,14 +96,15 @@ def memory(mode, path, methods):
         for line in f:
             w = line.split()
             if w[0] == "arm":
-                shm[w[1]] = (int(w[2]), int(w[3]))
+                shm[w[1]] = (int(w[2]), int(w[3]), int(w[5]), int(w[6]))
             elif w[0] == "deleted":
                 deleted[w[1]] = int(w[2])
             elif w[0] == "init":
                 inits[w[1]].append((int(w[2]), int(w[3]), w[4], w[5], w[6]))
-    print(f"{mode}: created containers, MB (10^6 bytes); Shmem per container "
-          "= (after - before) / N")
+    print(f"{mode}: created containers, MB (10^6 bytes); Shmem and Slab per "
+          "container = (after - before) / N")
     print(f"  {'arm':<26} {'method':<11} {'N':>4} {'Shmem/ctr':>9} "
+          f"{'Slab/ctr':>8} "
           f"{'Pss med':>8} {'Pss mean':>8} {'Rss med':>8} {'copies':>6} "
           f"{'binary':>8} {'Shmem left':>10}")
     for arm in ARMS:
@@ -112,7 +113,7 @@ def memory(mode, path, methods):
             print(f"  {LABELS[arm]:<26} no data")
             continue
         n = len(v)
-        before, after = shm[arm]
+        before, after, slab_before, slab_after = shm[arm]
         pss = [x[0] for x in v]
         rss = [x[1] for x in v]
         copies = len({x[2] for x in v if x[3] in ("memfd", "unlinked")})
@@ -120,6 +121,7 @@ def memory(mode, path, methods):
         left = deleted.get(arm, before) - before
         print(f"  {LABELS[arm]:<26} {methods.get(arm, '-'):<11} {n:>4} "
               f"{(after - before) / n * 1.024 / 1000:9.2f} "
+              f"{(slab_after - slab_before) / n * 1.024 / 1000:8.3f} "
               f"{statistics.median(pss) * 1.024 / 1000:8.2f} "
               f"{statistics.mean(pss) * 1.024 / 1000:8.2f} "
               f"{statistics.median(rss) * 1.024 / 1000:8.2f} "

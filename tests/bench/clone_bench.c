@@ -97,17 +97,17 @@ static int dest(int which)
 /* 1 if the first extent of fd is shared (a reflink), 0 if not, -errno. */
 static int first_extent_shared(int fd)
 {
-	struct {
-		struct fiemap map;
-		struct fiemap_extent ext[1];
-	} fm = {.map = {.fm_length = FIEMAP_MAX_OFFSET,
-			.fm_flags = FIEMAP_FLAG_SYNC,
-			.fm_extent_count = 1}};
+	_Alignas(struct fiemap) char
+		buf[sizeof(struct fiemap) + sizeof(struct fiemap_extent)] = {0};
+	struct fiemap *fm = (struct fiemap *)buf;
 
-	if (ioctl(fd, FS_IOC_FIEMAP, &fm.map) < 0)
+	fm->fm_length = FIEMAP_MAX_OFFSET;
+	fm->fm_flags = FIEMAP_FLAG_SYNC;
+	fm->fm_extent_count = 1;
+	if (ioctl(fd, FS_IOC_FIEMAP, fm) < 0)
 		return negative_errno();
-	return fm.map.fm_mapped_extents > 0 &&
-	       (fm.ext[0].fe_flags & FIEMAP_EXTENT_SHARED);
+	return fm->fm_mapped_extents > 0 &&
+	       (fm->fm_extents[0].fe_flags & FIEMAP_EXTENT_SHARED);
 }
 
 /* One run of an arm: its time in ms, or a negative value for "skip". */

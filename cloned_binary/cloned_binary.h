@@ -148,7 +148,9 @@ int cloned_binary_ensure(const struct cloned_binary_options *opts,
 /*
  * The copy step on its own, exported for the benchmark.  Copies size bytes
  * from offset 0 of src to the current offset of dst, handling short
- * writes.  AUTO is sendfile, falling back to mmap + write, then read/write.
+ * writes.  AUTO is a reflink (FICLONERANGE, into an empty dst on src's own
+ * btrfs or xfs mount), else sendfile, falling back to mmap + write, then
+ * read/write.
  * Returns 0, -EIO if the source ended early, or -errno.
  */
 enum cloned_binary_copy {

@@ -17,11 +17,13 @@ demo=("${build[@]}" busybox-static golang-go
 # containerd and docker.io for the daemon suites (docker.io brings its
 # own dependencies, e.g. tini and iptables), curl for Docker's Engine API,
 # crun for `memfd-noexec check`, python3-yaml to check the manifests,
-# xz-utils to unpack overlay.ko for the qemu kernel matrix.
+# xz-utils to unpack overlay.ko for the qemu kernel matrix.  btrfs-progs
+# and xfsprogs make the loop filesystems of tests/bench/copy-time.sh
+# (reflink), which tests/bats/bench.bats runs.
 test=("${demo[@]}" bats cpio xz-utils qemu-system-x86 runc clang-format
 	libclang-rt-14-dev clang llvm python3 libfuse3-dev fuse3 podman conmon
 	golang-github-containers-common containernetworking-plugins
-	containerd docker.io curl crun python3-yaml)
+	containerd docker.io curl crun python3-yaml btrfs-progs xfsprogs)
 
 case "${1:-test}" in
 build) pkgs=("${build[@]}") ;;

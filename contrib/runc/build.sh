@@ -7,6 +7,13 @@
 #   RUNC_SRC   runc 1.1.x source tree to build
 #              (default: Debian's, /usr/share/gocode/src/github.com/opencontainers/runc)
 #   OUT        output binary (default: <repo>/build/runc)
+#   LOADER_REQUEST  auto (default), overlay, memfd, tmpfile or none: the
+#              loader method compiled into runc_loader_shim.c, for the
+#              benchmarks in tests/bench/.  Anything but auto names itself
+#              in `runc --version`.  `none` builds a NO-CLONE runc: runc
+#              init runs from the host's binary, open to CVE-2019-5736.  It
+#              is the physical limit the benchmarks measure against, and
+#              must never be installed or shipped.
 #
 # Steps: copy RUNC_SRC into a private GOPATH under build/runc-src/ (wiped
 # every run), delete runc's cloned_binary.c there, copy our loader,
@@ -30,6 +37,20 @@ if [ -z "${GOCACHE:-}" ] && [ -z "${HOME:-}" ] && [ -z "${XDG_CACHE_HOME:-}" ]; 
 fi
 RUNC_SRC=${RUNC_SRC:-/usr/share/gocode/src/github.com/opencontainers/runc}
 OUT=${OUT:-$TOP/build/runc}
+LOADER_REQUEST=${LOADER_REQUEST:-auto}
+# The shim's -D define for LOADER_REQUEST, and what --version says of it.
+case "$LOADER_REQUEST" in
+auto) loader_def= loader_name="sealed W^X" ;;
+overlay | memfd | tmpfile)
+	loader_def="-DRUNC_LOADER_REQUEST=CLONED_BINARY_REQUEST_${LOADER_REQUEST^^}"
+	loader_name="sealed W^X, forced $LOADER_REQUEST"
+	;;
+none)
+	loader_def="-DRUNC_LOADER_NO_CLONE=1"
+	loader_name="NONE, no clone: benchmark build, unprotected, never install"
+	;;
+*) die "LOADER_REQUEST=$LOADER_REQUEST: allowed values are auto, overlay, memfd, tmpfile and none (default auto)" ;;
+esac
 GOPRIV=$TOP/build/runc-src
 DEST=$GOPRIV/src/github.com/opencontainers/runc
 NSENTER=$DEST/libcontainer/nsenter
@@ -64,7 +85,7 @@ else
 	RUNC_VERSION=unknown
 fi
 
-echo "build.sh: runc $RUNC_VERSION from $RUNC_SRC, loader memfd-toolkit $LOADER_VERSION"
+echo "build.sh: runc $RUNC_VERSION from $RUNC_SRC, loader memfd-toolkit $LOADER_VERSION ($loader_name)"
 
 rm -rf "$GOPRIV"
 mkdir -p "$(dirname "$DEST")"
@@ -116,11 +137,14 @@ cd "$DEST"
 # (RUNC_KEEP_SYMBOLS=1 keeps them, for debugging).
 strip="-s -w"
 [ "${RUNC_KEEP_SYMBOLS:-0}" = 1 ] && strip=
+# LOADER_REQUEST's define goes after go's own default C flags (-O2 -g).
+cflags=$(go env CGO_CFLAGS)
 GO111MODULE=off GOPATH="$GOPRIV:/usr/share/gocode" GOFLAGS='' \
-	CGO_ENABLED=1 go build -trimpath -tags "seccomp urfave_cli_no_docs" \
-	-ldflags "$strip -X main.version=$RUNC_VERSION -X 'main.gitCommit=$RUNC_COMMIT${RUNC_COMMIT:+, }loader: sealed W^X (memfd-toolkit $LOADER_VERSION)'" \
+	CGO_ENABLED=1 CGO_CFLAGS="$cflags${loader_def:+ }$loader_def" \
+	go build -trimpath -tags "seccomp urfave_cli_no_docs" \
+	-ldflags "$strip -X main.version=$RUNC_VERSION -X 'main.gitCommit=$RUNC_COMMIT${RUNC_COMMIT:+, }loader: $loader_name (memfd-toolkit $LOADER_VERSION)'" \
 	-o "$OUT.tmp" .
 mv -f "$OUT.tmp" "$OUT"
-"$OUT" --version | grep -q '^commit: .*loader: sealed W^X (memfd-toolkit ' ||
-	die "$OUT --version does not name the loader"
+"$OUT" --version | grep -qF "loader: $loader_name (memfd-toolkit " ||
+	die "$OUT --version does not name the loader ($loader_name)"
 echo "build.sh: built $OUT"

@@ -15,6 +15,13 @@
  * failure detail go into runc's log pipe through nsexec_loader_log(), which
  * the patch nsexec-forward-loader-log adds to nsexec.c, so that
  * `runc --debug` shows them next to the other nsexec messages.
+ *
+ * For the benchmark only (tests/bench/runc-start.sh), build.sh's
+ * LOADER_REQUEST compiles in one of these (default: neither, i.e. auto):
+ *   RUNC_LOADER_REQUEST=CLONED_BINARY_REQUEST_xxx  forces a method;
+ *   RUNC_LOADER_NO_CLONE=1  clones nothing: runc init runs from the host's
+ *       binary, exposed to CVE-2019-5736.  The physical limit to measure
+ *       against; such a runc must never be installed or shipped.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -23,6 +30,10 @@
 #include <stdlib.h>
 
 #include "cloned_binary.h"
+
+#ifndef RUNC_LOADER_REQUEST
+#define RUNC_LOADER_REQUEST CLONED_BINARY_REQUEST_AUTO
+#endif
 
 /* Both are in nsexec.c (patch nsexec-forward-loader-log). */
 extern void nsexec_loader_log(bool error, const char *line);
@@ -43,6 +54,12 @@ static void loader_log_debug(const char *line)
  */
 int ensure_cloned_binary(void)
 {
+#if defined(RUNC_LOADER_NO_CLONE) && RUNC_LOADER_NO_CLONE
+	/* The benchmark's no-clone runc: unprotected, never installed. */
+	loader_log_debug("cloned_binary: using none (no-clone benchmark "
+			 "build, unprotected)");
+	return 0;
+#else
 	/*
 	 * The file methods (vm.memfd_noexec=2) try the container's state
 	 * directory first: runc owns it in both rootful and rootless mode,
@@ -52,6 +69,7 @@ int ensure_cloned_binary(void)
 	 */
 	const char *tmpdirs[] = {getenv("_LIBCONTAINER_STATEDIR"), NULL};
 	struct cloned_binary_options opts = {
+		.request = RUNC_LOADER_REQUEST,
 		.tmpdirs = tmpdirs,
 		.debug = nsexec_loader_debug(),
 		.log = loader_log_debug,
@@ -69,4 +87,5 @@ int ensure_cloned_binary(void)
 		errno = -r;
 	}
 	return r;
+#endif
 }

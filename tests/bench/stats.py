@@ -1,0 +1,153 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Tables for tests/bench/runc-start.sh and runc-memory.sh (benchmark
+output, not a test).
+
+  stats.py start MODE TIMES [ARM=METHOD ...]
+  stats.py memory MODE RECORDS [ARM=METHOD ...]
+
+TIMES has lines "ARM ROUND WALL_US CPU_US".  Prints, per arm, the wall
+time's median, p90 (nearest rank) and mean and the CPU time's median in
+ms, then ours/noclone and ours/stock as
+the ratio of the medians with a bootstrap 95% interval (rounds resampled
+together, so that the pairing within a round is kept), as the median of
+the per-round ratios, and as the ratio of the CPU medians.
+
+RECORDS (runc-memory.sh) has lines "arm ARM SHMEM_BEFORE SHMEM_AFTER
+DEV:INO SLAB_BEFORE SLAB_AFTER", "init ARM PSS RSS DEV:INO KIND EXE" (kB; KIND is memfd,
+unlinked, binary, binary-via-overlay or file) and "deleted ARM SHMEM".
+"""
+import random
+import statistics
+import sys
+
+ARMS = ["stock", "ours", "memfd", "noclone"]
+LABELS = {
+    "stock": "stock Debian runc 1.1.5",
+    "ours": "ours (default build)",
+    "memfd": "ours, forced memfd",
+    "noclone": "ours, no clone (limit)",
+}
+
+
+def p90(values):
+    v = sorted(values)
+    return v[max(0, -(-9 * len(v) // 10) - 1)]
+
+
+def ratio_line(name, rounds, cpu, a, b, rng):
+    common = sorted(set(rounds[a]) & set(rounds[b]))
+    if not common:
+        return f"  {name:<14} no common rounds"
+    xa = [rounds[a][r] for r in common]
+    xb = [rounds[b][r] for r in common]
+    cpu_ratio = (statistics.median(cpu[a][r] for r in common) /
+                 statistics.median(cpu[b][r] for r in common))
+    point = statistics.median(xa) / statistics.median(xb)
+    boots = []
+    for _ in range(2000):
+        idx = [rng.randrange(len(common)) for _ in common]
+        boots.append(statistics.median([xa[i] for i in idx]) /
+                     statistics.median([xb[i] for i in idx]))
+    boots.sort()
+    lo, hi = boots[int(0.025 * len(boots))], boots[int(0.975 * len(boots)) - 1]
+    paired = statistics.median([x / y for x, y in zip(xa, xb)])
+    return (f"  {name:<14} {point:6.3f}  [{lo:.3f}, {hi:.3f}]  "
+            f"{paired:9.3f}  {cpu_ratio:9.3f}")
+
+
+def start(mode, path, methods):
+    rounds = {arm: {} for arm in ARMS}
+    cpu = {arm: {} for arm in ARMS}
+    with open(path) as f:
+        for line in f:
+            arm, rnd, us, cpu_us = line.split()
+            rounds[arm][int(rnd)] = int(us) / 1000.0
+            cpu[arm][int(rnd)] = int(cpu_us) / 1000.0
+    n = min(len(r) for r in rounds.values())
+    print(f"{mode}: {n} rounds, ms per `runc run`")
+    print(f"  {'arm':<26} {'method':<11} {'median':>8} {'p90':>8} "
+          f"{'mean':>8} {'CPU med':>8}")
+    for arm in ARMS:
+        v = list(rounds[arm].values())
+        if not v:
+            print(f"  {LABELS[arm]:<26} {methods.get(arm, '-'):<11} no data")
+            continue
+        print(f"  {LABELS[arm]:<26} {methods.get(arm, '-'):<11} "
+              f"{statistics.median(v):8.2f} {p90(v):8.2f} "
+              f"{statistics.mean(v):8.2f} "
+              f"{statistics.median(cpu[arm].values()):8.2f}")
+    rng = random.Random(1)
+    print(f"  {'ratio':<14} {'median':>6}  {'95% interval':<16}  "
+          f"{'per-round':>9}  {'CPU ratio':>9}")
+    pairs = [("ours/noclone", "ours", "noclone"),
+             ("ours/stock", "ours", "stock"),
+             ("memfd/noclone", "memfd", "noclone"),
+             ("stock/noclone", "stock", "noclone")]
+    for arm in ARMS[4:]:
+        pairs += [(f"{arm}/noclone", arm, "noclone"),
+                  (f"{arm}/stock", arm, "stock")]
+    for name, a, b in pairs:
+        print(ratio_line(name, rounds, cpu, a, b, rng))
+
+
+def memory(mode, path, methods):
+    shm, deleted, inits = {}, {}, {arm: [] for arm in ARMS}
+    with open(path) as f:
+        for line in f:
+            w = line.split()
+            if w[0] == "arm":
+                shm[w[1]] = (int(w[2]), int(w[3]), int(w[5]), int(w[6]))
+            elif w[0] == "deleted":
+                deleted[w[1]] = int(w[2])
+            elif w[0] == "init":
+                inits[w[1]].append((int(w[2]), int(w[3]), w[4], w[5], w[6]))
+    print(f"{mode}: created containers, MB (10^6 bytes); Shmem and Slab per "
+          "container = (after - before) / N")
+    print(f"  {'arm':<26} {'method':<11} {'N':>4} {'Shmem/ctr':>9} "
+          f"{'Slab/ctr':>8} "
+          f"{'Pss med':>8} {'Pss mean':>8} {'Rss med':>8} {'copies':>6} "
+          f"{'binary':>8} {'Shmem left':>10}")
+    for arm in ARMS:
+        v = inits[arm]
+        if arm not in shm or not v:
+            print(f"  {LABELS[arm]:<26} no data")
+            continue
+        n = len(v)
+        before, after, slab_before, slab_after = shm[arm]
+        pss = [x[0] for x in v]
+        rss = [x[1] for x in v]
+        copies = len({x[2] for x in v if x[3] in ("memfd", "unlinked")})
+        same = sum(1 for x in v if x[3].startswith("binary"))
+        left = deleted.get(arm, before) - before
+        print(f"  {LABELS[arm]:<26} {methods.get(arm, '-'):<11} {n:>4} "
+              f"{(after - before) / n * 1.024 / 1000:9.2f} "
+              f"{(slab_after - slab_before) / n * 1.024 / 1000:8.3f} "
+              f"{statistics.median(pss) * 1.024 / 1000:8.2f} "
+              f"{statistics.mean(pss) * 1.024 / 1000:8.2f} "
+              f"{statistics.median(rss) * 1.024 / 1000:8.2f} "
+              f"{copies:>6} {same:>8} {left * 1.024 / 1000:10.1f}")
+    print("  runc init's /proc/PID/exe (kind, first link seen, count):")
+    for arm in ARMS:
+        kinds = {}
+        for x in inits[arm]:
+            k = kinds.setdefault(x[3], [x[4], 0])
+            k[1] += 1
+        print(f"    {arm:<8} " + "; ".join(
+            f"{k} {e} x{c}" for k, (e, c) in sorted(kinds.items())))
+
+
+def main(argv):
+    if len(argv) < 4 or argv[1] not in ("start", "memory"):
+        print(__doc__, file=sys.stderr)
+        return 2
+    methods = dict(a.split("=", 1) for a in argv[4:])
+    for arm in methods:
+        if arm not in ARMS:
+            ARMS.append(arm)
+            LABELS[arm] = f"{arm} (EXTRA_RUNC)"
+    (start if argv[1] == "start" else memory)(argv[2], argv[3], methods)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))

@@ -615,6 +615,75 @@ static int make_memfd(unsigned flags, const char *content)
 	return fd;
 }
 
+/*
+ * The reflink is tried only into an empty destination at offset 0: a
+ * destination that already holds a prefix keeps it, and the binary
+ * follows it.  (If the reflink were tried, the emulated EPERM would fail
+ * the copy.)
+ */
+static void case_copy_reflink_keeps_prefix(void)
+{
+	_cleanup_close_ int self = open_self(), dst = -EBADF;
+	off_t size = lseek(self, 0, SEEK_END);
+	char head[5];
+
+	dst = make_memfd(0, "hello");
+	emulate(NULL, "ioctl[1==0x4020940d]=EPERM");
+	if (cloned_binary_copy(dst, self, (size_t)size,
+			       CLONED_BINARY_COPY_AUTO) < 0)
+		die("copy after a prefix: %m");
+	if (lseek(dst, 0, SEEK_END) != size + 5 ||
+	    pread(dst, head, sizeof(head), 0) != (ssize_t)sizeof(head) ||
+	    memcmp(head, "hello", 5) != 0)
+		die("the prefix was not kept, or the copy is incomplete");
+}
+
+/*
+ * A reflink that is not possible here (EOPNOTSUPP, EXDEV, ENOTTY,
+ * EINVAL) moves on to the copy proper, which is complete; any other
+ * failure of the ioctl (EPERM) is a real error.
+ */
+static void case_copy_reflink_errnos(void)
+{
+	static const struct {
+		const char *spec;
+		int want;
+	} t[] = {
+		{"ioctl[1==0x4020940d]=EOPNOTSUPP", 0},
+		{"ioctl[1==0x4020940d]=EXDEV", 0},
+		{"ioctl[1==0x4020940d]=ENOTTY", 0},
+		{"ioctl[1==0x4020940d]=EINVAL", 0},
+		{"ioctl[1==0x4020940d]=EPERM", -EPERM},
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(t); i++) {
+		int status;
+		pid_t pid = fork();
+
+		if (pid < 0)
+			die("fork: %m");
+		if (pid == 0) {
+			_cleanup_close_ int self = open_self(),
+					    dst = make_memfd(0, "");
+			size_t size = (size_t)lseek(self, 0, SEEK_END);
+			int r;
+
+			emulate(NULL, t[i].spec);
+			r = cloned_binary_copy(dst, self, size,
+					       CLONED_BINARY_COPY_AUTO);
+			if (r != t[i].want)
+				die("%s: copy = %d, want %d", t[i].spec, r,
+				    t[i].want);
+			if (r == 0)
+				assert_same_content(dst, self);
+			_exit(0);
+		}
+		if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) != 0)
+			die("%s failed", t[i].spec);
+	}
+}
+
 /* Table: what is and is not recognised as a sealed clone. */
 static void case_is_sealed_table(void)
 {
@@ -1262,6 +1331,8 @@ static const struct {
 	{"overlay_forced_fails", case_overlay_forced_fails},
 	{"overlay_attached_not_sealed", case_overlay_attached_not_sealed},
 	{"overlay_same_file_verified", case_overlay_same_file_verified},
+	{"copy_reflink_keeps_prefix", case_copy_reflink_keeps_prefix},
+	{"copy_reflink_errnos", case_copy_reflink_errnos},
 	{"overlay_writable_not_sealed", case_overlay_writable_not_sealed},
 	{"item9_seals_verified", case_item9_seals_verified},
 	{"item9_unlink_verified", case_item9_unlink_verified},

@@ -24,18 +24,20 @@
  *
  * As root it is made directly.  Without CAP_SYS_ADMIN over our mount
  * namespace it is made in a short-lived child inside a new user and mount
- * namespace (overlayfs may be mounted there since 5.11), and the fd comes
- * back over a socket.  Each way of failing is a named reason to fall back.
+ * namespace (overlayfs may be mounted there since 5.11), which shares our
+ * memory and fd table, so the fd is simply there when it exits.  Each way
+ * of failing is a named reason to fall back.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <sched.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/random.h>
-#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/vfs.h>
@@ -65,7 +67,7 @@ enum ovl_step {
 static const char *step_name(enum ovl_step s)
 {
 	static const char *const names[] = {
-		[OVL_UNSHARE] = "unshare(CLONE_NEWUSER|CLONE_NEWNS)",
+		[OVL_UNSHARE] = "clone(CLONE_NEWUSER|CLONE_NEWNS)",
 		[OVL_IDMAP] = "writing its uid/gid map",
 		[OVL_TMPFS] = "making the empty tmpfs layer",
 		[OVL_EMPTY_DIR] = "making an empty directory layer",
@@ -94,7 +96,7 @@ struct ovl_target {
 static const char *const default_dirs[] = {"/run", "/tmp", "/var/tmp",
 					   "/dev/shm"};
 
-/* Appends the decimal n; no stdio (runs in a forked child). */
+/* Appends the decimal n; no stdio (runs in the namespace child). */
 static void append_int(char *buf, size_t len, size_t size, int n)
 {
 	char tmp[16];
@@ -159,7 +161,7 @@ static int overlay_create(struct ovl_target *t, int empty,
 	return fd < 0 ? negative_errno() : fd;
 }
 
-/* An unguessable name; no stdio (runs in a forked child too). */
+/* An unguessable name; no stdio (runs in the namespace child too). */
 static void empty_dir_name(char *buf, size_t size)
 {
 	static const char prefix[] = ".cloned_binary-ovl-";
@@ -246,7 +248,7 @@ static int overlay_mount(struct ovl_target *t, enum ovl_step *ret_step)
  * The binary on a new detached overlay: an O_PATH fd, or -errno with the
  * failed step.  It must be the file we were given (a path swapped in
  * meanwhile shows another inode, size or mtime) on a read-only overlayfs.
- * Async-signal-safe: it runs in a forked child too.
+ * System calls only: it runs in the namespace child too.
  */
 static int overlay_open(struct ovl_target *t, enum ovl_step *ret_step)
 {
@@ -277,11 +279,6 @@ static int overlay_open(struct ovl_target *t, enum ovl_step *ret_step)
 
 /* ---- the rootless way: a child in a throwaway user namespace ------------ */
 
-struct ovl_reply {
-	int err; /* positive errno, 0 with an fd attached */
-	int step;
-};
-
 static int write_file(const char *path, const char *text, size_t len)
 {
 	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
@@ -306,112 +303,95 @@ static int map_self(const char *path, unsigned id)
 	return write_file(path, buf, len + 3);
 }
 
-static void send_reply(int sock, const struct ovl_reply *rep, int fd)
+/* Shared with the child, which runs in our memory (CLONE_VM). */
+struct ovl_child {
+	struct ovl_target *t;
+	uid_t uid;
+	gid_t gid;
+	int fd;	  /* the O_PATH fd, in our fd table (CLONE_FILES) */
+	int err;  /* positive errno when fd < 0 */
+	int step; /* enum ovl_step */
+};
+
+/*
+ * The child, born in its new user and mount namespaces with every
+ * capability there: it maps our ids and makes the overlay.  It shares our
+ * memory, fd table and (suspended) thread's TLS, so it only makes system
+ * calls and writes *c; all signals stay blocked in it.
+ */
+static int child_main(void *arg)
 {
-	char cbuf[CMSG_SPACE(sizeof(int))] = {};
-	struct iovec iov = {.iov_base = (void *)rep, .iov_len = sizeof(*rep)};
-	struct msghdr msg = {.msg_iov = &iov, .msg_iovlen = 1};
-	struct cmsghdr *cm;
+	struct ovl_child *c = arg;
+	enum ovl_step step = OVL_IDMAP;
+	int r;
 
-	if (fd >= 0) {
-		msg.msg_control = cbuf;
-		msg.msg_controllen = sizeof(cbuf);
-		cm = CMSG_FIRSTHDR(&msg);
-		cm->cmsg_level = SOL_SOCKET;
-		cm->cmsg_type = SCM_RIGHTS;
-		cm->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
-	}
-	(void)sendmsg(sock, &msg, MSG_NOSIGNAL);
-}
-
-_noreturn_ static void child(int sock, struct ovl_target *t)
-{
-	struct ovl_reply rep = {.step = OVL_UNSHARE};
-	uid_t uid = geteuid();
-	gid_t gid = getegid();
-	enum ovl_step step;
-	int fd, r;
-
-	/* Full capabilities over the new namespaces, until an exec. */
-	if (unshare(CLONE_NEWUSER | CLONE_NEWNS) < 0) {
-		rep.err = errno;
-		send_reply(sock, &rep, -EBADF);
-		_exit(1);
-	}
-	rep.step = OVL_IDMAP;
 	r = write_file("/proc/self/setgroups", "deny", 4);
 	if (r == 0)
-		r = map_self("/proc/self/uid_map", uid);
+		r = map_self("/proc/self/uid_map", c->uid);
 	if (r == 0)
-		r = map_self("/proc/self/gid_map", gid);
-	if (r < 0) {
-		rep.err = -r;
-		send_reply(sock, &rep, -EBADF);
-		_exit(1);
-	}
-	fd = overlay_open(t, &step);
-	rep.err = fd < 0 ? -fd : 0;
-	rep.step = step;
-	send_reply(sock, &rep, fd);
-	_exit(fd < 0);
+		r = map_self("/proc/self/gid_map", c->gid);
+	if (r == 0)
+		r = overlay_open(c->t, &step);
+	c->step = step;
+	if (r < 0)
+		c->err = -r;
+	else
+		c->fd = r;
+	_exit(0);
 }
 
-static int recv_reply(int sock, struct ovl_reply *rep, int *ret_fd)
-{
-	char cbuf[CMSG_SPACE(sizeof(int))] = {};
-	struct iovec iov = {.iov_base = rep, .iov_len = sizeof(*rep)};
-	struct msghdr msg = {.msg_iov = &iov,
-			     .msg_iovlen = 1,
-			     .msg_control = cbuf,
-			     .msg_controllen = sizeof(cbuf)};
-	struct cmsghdr *cm;
-	ssize_t n;
+#define CHILD_STACK (64 * 1024)
 
-	*ret_fd = -EBADF;
-	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	if (n < 0)
-		return negative_errno();
-	cm = CMSG_FIRSTHDR(&msg);
-	if (cm && cm->cmsg_level == SOL_SOCKET && cm->cmsg_type == SCM_RIGHTS &&
-	    cm->cmsg_len == CMSG_LEN(sizeof(int)))
-		memcpy(ret_fd, CMSG_DATA(cm), sizeof(int));
-	if (n != sizeof(*rep) || (rep->err == 0) != (*ret_fd >= 0)) {
-		*ret_fd = safe_close(*ret_fd);
-		return -EPROTO;
-	}
-	return 0;
-}
-
+/*
+ * Runs child_main in a new user and mount namespace with
+ * clone(CLONE_VM|CLONE_VFORK|CLONE_FILES): no page tables copied, no
+ * copy-on-write faults (a fork of a large parent costs milliseconds), and
+ * the fd lands in our table, so no socket is needed.  We are suspended
+ * until the child exits.  Its stack has a guard page below it.
+ */
 static int overlay_open_in_userns(struct ovl_target *t, enum ovl_step *ret_step)
 {
-	_cleanup_close_ int mine = -EBADF, theirs = -EBADF;
-	struct ovl_reply rep = {};
-	int sv[2], fd = -EBADF, r;
+	struct ovl_child c = {.t = t,
+			      .uid = geteuid(),
+			      .gid = getegid(),
+			      .fd = -EBADF,
+			      .err = EPROTO,
+			      .step = OVL_CHILD};
+	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = CHILD_STACK + page;
+	sigset_t all, old;
+	char *stack;
 	pid_t pid;
+	int r = 0;
 
 	*ret_step = OVL_CHILD;
-	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) < 0)
+	stack = mmap(NULL, size, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (stack == MAP_FAILED)
 		return negative_errno();
-	mine = sv[0];
-	theirs = sv[1];
-	pid = fork();
-	if (pid < 0)
-		return negative_errno();
-	if (pid == 0) {
-		mine = safe_close(mine);
-		child(theirs, t);
-	}
-	theirs = safe_close(theirs);
-	r = recv_reply(mine, &rep, &fd);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	if (r < 0)
+	if (mprotect(stack + page, CHILD_STACK, PROT_READ | PROT_WRITE) < 0) {
+		r = negative_errno();
+		(void)munmap(stack, size);
 		return r;
-	*ret_step = rep.step;
-	return fd >= 0 ? fd : -rep.err;
+	}
+	/* No handler of ours may run on the child's stack, in our memory. */
+	(void)sigfillset(&all);
+	(void)pthread_sigmask(SIG_SETMASK, &all, &old);
+	pid = clone(child_main, stack + size,
+		    CLONE_VM | CLONE_VFORK | CLONE_FILES | CLONE_NEWUSER |
+			    CLONE_NEWNS | SIGCHLD,
+		    &c);
+	if (pid < 0)
+		r = negative_errno();
+	(void)pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (pid > 0)
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	(void)munmap(stack, size);
+	if (pid < 0) {
+		*ret_step = OVL_UNSHARE;
+		return r;
+	}
+	*ret_step = c.step;
+	return c.fd >= 0 ? c.fd : -c.err;
 }
 
 /* ---- recognising it --------------------------------------------------------

@@ -368,14 +368,15 @@ check_exec() {
 
 @test "loader's user namespace refused: rootless runc run falls back to memfd-exec, saying why" {
 	requires memfd_noexec fakekernel seccomp user userns
-	# Only the loader's unshare(CLONE_NEWUSER|CLONE_NEWNS): runc itself
-	# needs its own user namespace (nouserns would stop runc altogether).
-	as rootless '' 'unshare[0==0x10020000]=EPERM'
+	# Only the loader's clone(CLONE_VM|CLONE_FILES|CLONE_VFORK|CLONE_NEWNS|
+	# CLONE_NEWUSER|SIGCHLD): runc itself needs its own user namespace
+	# (nouserns would stop runc altogether).
+	as rootless '' 'clone[0==0x10024511]=EPERM'
 	bundle b /bin/sh -c 'echo container-ran'
 	run at_level --proc 0 "$T/runc" --debug run -b "$T/b" ctr
 	assert_status 0
 	assert_output_contains container-ran
-	assert_output_contains 'cloned_binary: overlay not possible (unshare(CLONE_NEWUSER|CLONE_NEWNS) failed: Operation not permitted (no unprivileged user namespaces here'
+	assert_output_contains 'cloned_binary: overlay not possible (clone(CLONE_NEWUSER|CLONE_NEWNS) failed: Operation not permitted (no unprivileged user namespaces here'
 	assert_runc_marker memfd-exec
 }
 

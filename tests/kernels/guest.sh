@@ -295,7 +295,7 @@ WRAP=asuser MUST="asuser: uid=$KTEST_UID" \
 # kernels): off, the user's auto must say why and fall back to a memfd.
 USERNS_SWITCH=/proc/sys/kernel/unprivileged_userns_clone
 if _was=$(cat "$USERNS_SWITCH" 2>/dev/null) && echo 0 >"$USERNS_SWITCH"; then
-	WRAP=asuser MUST="cloned_binary: overlay not possible (unshare(CLONE_NEWUSER|CLONE_NEWNS) failed: Operation not permitted" \
+	WRAP=asuser MUST="cloned_binary: overlay not possible (clone(CLONE_NEWUSER|CLONE_NEWNS) failed: Operation not permitted" \
 		method_check method-overlay-user-nouserns "$MEMFD" "$MEMFD_SEALS" --method=auto
 	echo "$_was" >"$USERNS_SWITCH"
 else

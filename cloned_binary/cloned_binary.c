@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -24,7 +25,7 @@
 #include "missing_syscall.h"
 #include "memfd-sysctl.h"
 
-#define REEXEC_ENV "_CLONED_BINARY_REEXEC"
+#define REEXEC_ENV CLONED_BINARY_REEXEC_ENV
 #define CMDLINE_MAX (4U * 1024 * 1024)
 
 extern char **environ;
@@ -346,18 +347,66 @@ static int read_cmdline(char ***ret_argv)
 	return 0;
 }
 
+/*
+ * The marker's value: "1" after our own re-exec, "fd:N" from a runtime
+ * that started us from its clone open at fd N.  Returns N, -1 for "1", or
+ * -EINVAL for anything else.
+ */
+static int marker_fd(const char *value)
+{
+	char *end;
+	long n;
+
+	if (strcmp(value, "1") == 0)
+		return -1;
+	if (strncmp(value, "fd:", 3) != 0 || value[3] < '0' || value[3] > '9')
+		return -EINVAL;
+	errno = 0;
+	n = strtol(value + 3, &end, 10);
+	if (errno != 0 || *end != '\0' || n < 3 || n > INT_MAX)
+		return -EINVAL;
+	return (int)n;
+}
+
+/* We run from our clone: the runtime's fd of it (marker "fd:N") must be
+ * that very file, and is closed, so that it reaches no process of ours. */
+static int close_runtime_fd(struct cb_ctx *c, int exe, int n)
+{
+	struct stat a, b;
+
+	if (n < 0)
+		return 0;
+	if (fstat(exe, &a) < 0)
+		return cb_fail(c, negative_errno(), "inspect /proc/self/exe");
+	if (fstat(n, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
+		return mt_error_set(c->err, -EBADF,
+				    "Failed to verify the runtime's fd %d of "
+				    "the sealed clone (" REEXEC_ENV "=fd:%d): "
+				    "it is not the file we run from",
+				    n, n);
+	(void)close(n);
+	return 0;
+}
+
 int cloned_binary_ensure(const struct cloned_binary_options *opts,
 			 struct mt_error **err)
 {
 	_cleanup_close_ int exe = -EBADF, clone = -EBADF;
 	_cleanup_free_ char **argv = NULL;
 	enum cloned_binary_method m = CLONED_BINARY_METHOD_AUTO;
+	const char *marker = getenv(REEXEC_ENV);
+	int given = marker ? marker_fd(marker) : -1;
 	struct cb_ctx c;
-	bool reexeced;
 	int r;
 
 	cb_ctx_init(&c, opts, err);
-	reexeced = getenv(REEXEC_ENV) != NULL;
+	if (given == -EINVAL)
+		return mt_error_set(err, -EINVAL,
+				    "Invalid " REEXEC_ENV "='%s': allowed are "
+				    "1 and fd:N (N >= 3); it is set only by "
+				    "this library and by runtimes that start "
+				    "a program from its clone",
+				    marker);
 	(void)unsetenv(REEXEC_ENV);
 
 	exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
@@ -369,13 +418,13 @@ int cloned_binary_ensure(const struct cloned_binary_options *opts,
 		return cb_fail(&c, r, "inspect /proc/self/exe");
 	/* A detached overlay counts only as one we made: any other program
 	 * could have been started from one, and then it is not ours. */
-	if (r > 0 && !reexeced && is_on_overlay(exe))
+	if (r > 0 && !marker && is_on_overlay(exe))
 		r = 0;
 	if (r > 0) {
 		cb_debug(&c, "cloned_binary: running from sealed clone");
-		return 0;
+		return close_runtime_fd(&c, exe, given);
 	}
-	if (reexeced)
+	if (marker)
 		return mt_error_set(err, -ELOOP,
 				    "Failed to recognise the sealed clone "
 				    "after one re-exec (" REEXEC_ENV

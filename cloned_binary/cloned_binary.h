@@ -136,12 +136,20 @@ int cloned_binary_exec(int fd, char *const argv[], char *const envp[],
  * For runtimes: unless the running program already runs from a sealed
  * clone, re-execute it from one, with argv read from /proc/self/cmdline and
  * the current environment.  Re-executes at most once: the child sees the
- * environment marker _CLONED_BINARY_REEXEC=1 and, if it still is not a
+ * environment marker CLONED_BINARY_REEXEC_ENV=1 and, if it still is not a
  * sealed clone, this returns -ELOOP instead of looping.  A program on a
  * detached read-only overlayfs counts only with the marker (one we made).
  * Returns 0 when running from a clone (the marker is removed again), or
  * -errno.
+ *
+ * A runtime that starts its helper from a clone itself (runc's parent
+ * starts runc init from an overlay fd made with cloned_binary_clone(),
+ * passed as fd N) sets CLONED_BINARY_REEXEC_ENV=fd:N in the helper's
+ * environment: ensure() then accepts the clone instead of making another,
+ * checks that fd N is the file it runs from, and closes it.  Any other
+ * value of the marker is refused with -EINVAL.
  */
+#define CLONED_BINARY_REEXEC_ENV "_CLONED_BINARY_REEXEC"
 int cloned_binary_ensure(const struct cloned_binary_options *opts,
 			 struct mt_error **err);
 

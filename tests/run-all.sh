@@ -70,6 +70,8 @@ run_ctest() {
 note "format (clang-format, kernel style)"
 mapfile -t csrc < <(git ls-files '*.c' '*.h')
 one_check clang-format clang-format --dry-run -Werror "${csrc[@]}"
+# The Go files build.sh copies into runc (gofmt prints the unformatted).
+one_check gofmt sh -c 'test -z "$(gofmt -l contrib/runc/go)"'
 
 note "build"
 one_check build sh -c "cmake -S . -B build >/dev/null && cmake --build build -j2"

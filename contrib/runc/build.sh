@@ -18,7 +18,8 @@
 # Steps: copy RUNC_SRC into a private GOPATH under build/runc-src/ (wiped
 # every run), delete runc's cloned_binary.c there, copy our loader,
 # common/, nsexec/'s vm.memfd_noexec rules, policy/'s parser and
-# contrib/runc/runc_loader_shim.c into libcontainer/nsenter/, apply
+# contrib/runc/runc_loader_shim.c into libcontainer/nsenter/, copy our new
+# Go files (contrib/runc/go/) to their places, apply
 # contrib/runc/patches/*.patch in order (any patch that does not apply
 # exactly is fatal), then go build in GOPATH mode against Debian's
 # packaged Go dependencies.
@@ -109,6 +110,13 @@ for f in "$TOP"/cloned_binary/*.[ch] "$TOP"/common/*.[ch] "$HERE/runc_loader_shi
 	esac
 	[ ! -e "$NSENTER/$(basename "$f")" ] || die "$RUNC_SRC already has libcontainer/nsenter/$(basename "$f")"
 	cp "$f" "$NSENTER/"
+done
+# Our new Go files, at their places in runc's tree (contrib/runc/go/): the
+# patches only call them.
+gofiles=$(cd "$HERE/go" && find . -name '*.go' -type f)
+for f in $gofiles; do
+	[ ! -e "$DEST/$f" ] || die "$RUNC_SRC already has ${f#./}"
+	cp "$HERE/go/$f" "$DEST/$f"
 done
 if grep -rq '_LIBCONTAINER_CLONED_BINARY\|runc_cloned:' \
 	--include='*.go' --include='*.c' --include='*.h' "$DEST/libcontainer" "$DEST"/*.go; then

@@ -25,9 +25,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "cloned_binary.h"
 
@@ -88,4 +90,51 @@ int ensure_cloned_binary(void)
 	}
 	return r;
 #endif
+}
+
+/*
+ * For runc's parent (libcontainer/nsenter/sealed_self.go): this binary on
+ * a new detached read-only overlay, as an O_PATH fd from which runc starts
+ * runc init directly, with CLONED_BINARY_REEXEC_ENV set, so that runc init
+ * finds itself on the clone and need not execute itself a second time (a
+ * second start of an 8.8 MB binary costs more than the overlay).  Only
+ * the overlay: a copy made here would be a copy per container, as in runc
+ * init.  -errno with the reason in why when no overlay can be made here (a
+ * benchmark build forcing another method says so); runc init then clones
+ * itself as before, with its own markers and fallbacks.
+ */
+int runc_open_sealed_self(char *why, size_t size)
+{
+	struct cloned_binary_options opts = {
+		.request = CLONED_BINARY_REQUEST_OVERLAY,
+	};
+	enum cloned_binary_method m;
+	struct mt_error *err = NULL;
+	int exe, fd = -1, r;
+
+#if defined(RUNC_LOADER_NO_CLONE) && RUNC_LOADER_NO_CLONE
+	const bool forced = true;
+#else
+	const bool forced =
+		RUNC_LOADER_REQUEST != CLONED_BINARY_REQUEST_AUTO &&
+		RUNC_LOADER_REQUEST != CLONED_BINARY_REQUEST_OVERLAY;
+#endif
+	if (forced) {
+		(void)snprintf(why, size, "this build forces another method");
+		return -EOPNOTSUPP;
+	}
+	exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (exe < 0) {
+		r = -errno;
+		(void)snprintf(why, size, "cannot open /proc/self/exe: %m");
+		return r;
+	}
+	r = cloned_binary_clone(exe, &opts, &m, &fd, &err);
+	(void)close(exe);
+	if (r < 0) {
+		(void)snprintf(why, size, "%s", mt_error_message(err));
+		mt_error_free(&err);
+		return r;
+	}
+	return fd;
 }

@@ -328,7 +328,7 @@ oci_image_tar() {
 assert_loader() {
 	local text
 	text=$(cat "$1" 2>/dev/null)
-	if ! grep -qE "\"msg\":\"nsexec\[[0-9]+\]: cloned_binary: using ($2)\"" <<<"$text" ||
+	if ! grep -qE "\"msg\":\"(nsexec\[[0-9]+\]: )?cloned_binary: using ($2)\"" <<<"$text" ||
 		! grep -qF 'cloned_binary: running from sealed clone"' <<<"$text"; then
 		echo "expected the markers 'cloned_binary: using ($2)' and" \
 			"'running from sealed clone' in the runc log $1:" >&2

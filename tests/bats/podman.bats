@@ -254,8 +254,8 @@ assert_joined_refusal() {
 		assert_probes "$level"
 		# No copy at any level: the binary itself, from a detached
 		# read-only overlay that runc (root of podman's user
-		# namespace) makes itself.
-		assert_line_re '"msg":"nsexec\[[0-9]+\]: cloned_binary: using overlay"' "$(cat "$log")"
+		# namespace) makes itself and starts runc init from.
+		assert_line_re '"msg":"cloned_binary: using overlay"' "$(cat "$log")"
 		assert_line_re '"msg":"nsexec\[[0-9]+\]: cloned_binary: running from sealed clone"' "$(cat "$log")"
 	done
 	assert_rootless_clean

@@ -357,6 +357,29 @@ teardown() {
 	assert_output_contains "ensure-helper: sealed=1"
 }
 
+@test "ensure: a runtime's clone given as fd:N is accepted, checked and closed" {
+	# ensure-helper plays runc's parent (patch 0004): it starts itself
+	# from its overlay clone as /proc/self/fd/N with the marker fd:N.
+	run env SEALEXEC_DEBUG=1 ENSURE_LAUNCH=fd "$ENSURE_HELPER" a b
+	assert_status 0
+	assert_output_contains "cloned_binary: running from sealed clone"
+	assert_output_contains "ensure-helper: sealed=1 argv=a,b reexec-marker=unset given-fd=closed"
+	# No second clone: the runtime's was used as it is.
+	! grep -q '^cloned_binary: using ' <<<"$output"
+
+	# A marker naming another open fd is refused, not trusted.
+	run env ENSURE_LAUNCH=wrongfd "$ENSURE_HELPER"
+	assert_status 1
+	assert_output_contains "Failed to verify the runtime's fd"
+	assert_output_contains "it is not the file we run from"
+
+	for bad in fd:x fd:2 fd: 2 fd:99999999999 yes; do
+		run env _CLONED_BINARY_REEXEC="$bad" "$ENSURE_HELPER"
+		assert_status 1
+		assert_output_contains "Invalid _CLONED_BINARY_REEXEC='$bad': allowed are 1 and fd:N (N >= 3)"
+	done
+}
+
 @test "ensure: a pre-set re-exec marker fails instead of looping" {
 	run env _CLONED_BINARY_REEXEC=1 "$ENSURE_HELPER"
 	assert_status 1

@@ -33,14 +33,15 @@ extern char **environ;
 /* ---- context, debug markers, errors -------------------------------------- */
 
 void cb_ctx_init(struct cb_ctx *c, const struct cloned_binary_options *opts,
-		 struct mt_error **err)
+		 struct mt_error **err, bool probe)
 {
 	static const struct cloned_binary_options defaults = {};
 
 	c->opts = opts ? opts : &defaults;
-	if (c->opts->features)
+	c->f = (struct mt_features){};
+	if (probe && c->opts->features)
 		c->f = *c->opts->features;
-	else
+	else if (probe)
 		mt_features_probe(&c->f);
 	c->err = err;
 }
@@ -170,7 +171,7 @@ int cloned_binary_clone(int src_fd, const struct cloned_binary_options *opts,
 	struct stat st;
 	int fd = -EBADF, r;
 
-	cb_ctx_init(&c, opts, err);
+	cb_ctx_init(&c, opts, err, true);
 	if (fstat(src_fd, &st) < 0)
 		return cb_fail(&c, negative_errno(), "stat the source binary");
 	if (!S_ISREG(st.st_mode))
@@ -258,7 +259,7 @@ int cloned_binary_is_sealed(int fd, const struct cloned_binary_options *opts)
 
 	seals = fcntl(fd, F_GET_SEALS);
 	if (seals >= 0 && is_memfd(fd, seals)) {
-		cb_ctx_init(&c, opts, NULL);
+		cb_ctx_init(&c, opts, NULL, true);
 		if (c.f.seal_exec)
 			need |= F_SEAL_EXEC;
 		return ((unsigned)seals & need) == need;
@@ -287,7 +288,7 @@ int cloned_binary_exec(int fd, char *const argv[], char *const envp[],
 	char proc[64];
 	int r;
 
-	cb_ctx_init(&c, opts, err);
+	cb_ctx_init(&c, opts, err, false);
 	r = cloned_binary_is_sealed(fd, opts);
 	if (r < 0)
 		return cb_fail(&c, r, "verify the clone before exec");
@@ -399,7 +400,7 @@ int cloned_binary_ensure(const struct cloned_binary_options *opts,
 	struct cb_ctx c;
 	int r;
 
-	cb_ctx_init(&c, opts, err);
+	cb_ctx_init(&c, opts, err, false);
 	if (given == -EINVAL)
 		return mt_error_set(err, -EINVAL,
 				    "Invalid " REEXEC_ENV "='%s': allowed are "

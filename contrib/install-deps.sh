@@ -16,11 +16,12 @@ demo=("${build[@]}" busybox-static golang-go
 # fuse-overlayfs, buildah): no --init, --network none, the vfs driver.
 # containerd and docker.io for the daemon suites (docker.io brings its
 # own dependencies, e.g. tini and iptables), curl for Docker's Engine API,
-# crun for `memfd-noexec check`, python3-yaml to check the manifests.
+# crun for `memfd-noexec check`, python3-yaml to check the manifests,
+# systemd for `systemd-analyze verify` of contrib/systemd (never started).
 test=("${demo[@]}" bats cpio qemu-system-x86 runc clang-format
 	libclang-rt-14-dev clang llvm python3 libfuse3-dev fuse3 podman conmon
 	golang-github-containers-common containernetworking-plugins
-	containerd docker.io curl crun python3-yaml)
+	containerd docker.io curl crun python3-yaml systemd)
 
 case "${1:-test}" in
 build) pkgs=("${build[@]}") ;;

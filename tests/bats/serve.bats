@@ -550,23 +550,23 @@ still_serving() {
 }
 
 @test "serve: unknown users and groups, bad options: refused at start" {
-	run "$MEMFD_NOEXEC" serve --socket "$SOCK" --allow-user no-such-user-xyz
+	run timeout 10 "$MEMFD_NOEXEC" serve --socket "$SOCK" --allow-user no-such-user-xyz
 	assert_status 2
 	assert_output_contains "unknown user 'no-such-user-xyz' in --allow-user"
-	run "$MEMFD_NOEXEC" serve --socket "$SOCK" --allow-group no-such-group-xyz
+	run timeout 10 "$MEMFD_NOEXEC" serve --socket "$SOCK" --allow-group no-such-group-xyz
 	assert_status 2
 	assert_output_contains "unknown group 'no-such-group-xyz' in --allow-group"
-	run "$MEMFD_NOEXEC" serve --socket "$SOCK" --allow-user 4294967295
+	run timeout 10 "$MEMFD_NOEXEC" serve --socket "$SOCK" --allow-user 4294967295
 	assert_status 2
-	run "$MEMFD_NOEXEC" serve --socket "$SOCK" --bogus
+	run timeout 10 "$MEMFD_NOEXEC" serve --socket "$SOCK" --bogus
 	assert_status 2
 	assert_output_contains "unknown option '--bogus'"
-	run "$MEMFD_NOEXEC" serve --socket "$SOCK" extra
+	run timeout 10 "$MEMFD_NOEXEC" serve --socket "$SOCK" extra
 	assert_status 2
-	run "$MEMFD_NOEXEC" serve --socket "$T/$(printf '%*s' 120 '' | tr ' ' x)"
+	run timeout 10 "$MEMFD_NOEXEC" serve --socket "$T/$(printf '%*s' 120 '' | tr ' ' x)"
 	assert_status 2
 	assert_output_contains "invalid --socket"
-	run env MEMFD_NOEXEC_SERVE_FEATURES=-bogus "$MEMFD_NOEXEC" serve --socket "$SOCK"
+	run timeout 10 env MEMFD_NOEXEC_SERVE_FEATURES=-bogus "$MEMFD_NOEXEC" serve --socket "$SOCK"
 	assert_status 2
 	assert_output_contains "invalid MEMFD_NOEXEC_SERVE_FEATURES item '-bogus'"
 	[ ! -e "$SOCK" ]
@@ -579,17 +579,17 @@ still_serving() {
 
 @test "serve: refuses to run unless global root" {
 	requires_users || return 1
-	run run_as "$TEST_USER" "$U_MEMFD_NOEXEC" serve --socket "$SOCK"
+	run timeout 10 setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --inh-caps=-all -- "$U_MEMFD_NOEXEC" serve --socket "$SOCK"
 	assert_status 1
 	assert_output_contains "must run as global root"
 	assert_output_contains "euid is not 0"
-	run run_as "$TEST_USER" unshare --user --map-root-user -- "$U_MEMFD_NOEXEC" serve --socket "$SOCK"
+	run timeout 10 setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --inh-caps=-all -- unshare --user --map-root-user -- "$U_MEMFD_NOEXEC" serve --socket "$SOCK"
 	assert_status 1
 	assert_output_contains "in a user namespace, whose root is not global root"
-	run unshare --user --map-root-user -- "$MEMFD_NOEXEC" serve --socket "$SOCK"
+	run timeout 10 unshare --user --map-root-user -- "$MEMFD_NOEXEC" serve --socket "$SOCK"
 	assert_status 1
 	assert_output_contains "must run as global root"
-	run setpriv --inh-caps=-all --bounding-set=-sys_admin -- "$MEMFD_NOEXEC" serve --socket "$SOCK"
+	run timeout 10 setpriv --inh-caps=-all --bounding-set=-sys_admin -- "$MEMFD_NOEXEC" serve --socket "$SOCK"
 	assert_status 1
 	assert_output_contains "CAP_SYS_ADMIN"
 	[ ! -e "$SOCK" ]
@@ -711,7 +711,7 @@ still_serving() {
 	requires_users || return 1
 	# A file: refused, left alone.
 	echo precious >"$SOCK"
-	run "$MEMFD_NOEXEC" serve --socket "$SOCK"
+	run timeout 10 "$MEMFD_NOEXEC" serve --socket "$SOCK"
 	assert_status 1
 	assert_output_contains "Refusing to replace $SOCK: it is not a socket of ours (a file owned by uid 0)"
 	[ "$(cat "$SOCK")" = precious ]
@@ -719,14 +719,14 @@ still_serving() {
 	# A symlink to a socket: refused.
 	python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET).bind(sys.argv[1])' "$T/real"
 	ln -s "$T/real" "$SOCK"
-	run "$MEMFD_NOEXEC" serve --socket "$SOCK"
+	run timeout 10 "$MEMFD_NOEXEC" serve --socket "$SOCK"
 	assert_status 1
 	assert_output_contains "not a socket of ours"
 	rm "$SOCK"
 	# Another user's stale socket: refused.
 	install -d -o "$TEST_USER" -m 0755 "$T/u"
 	run_as "$TEST_USER" "$PYTHON3" -c 'import socket,sys; socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET).bind(sys.argv[1])' "$T/u/sock"
-	run "$MEMFD_NOEXEC" serve --socket "$T/u/sock"
+	run timeout 10 "$MEMFD_NOEXEC" serve --socket "$T/u/sock"
 	assert_status 1
 	assert_output_contains "(a socket owned by uid $(id -u "$TEST_USER"))"
 	[ -S "$T/u/sock" ]
@@ -734,7 +734,7 @@ still_serving() {
 	python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET).bind(sys.argv[1])' "$SOCK"
 	start_service
 	# A live one: refused, and the live one keeps serving.
-	run "$MEMFD_NOEXEC" serve --socket "$SOCK"
+	run timeout 10 "$MEMFD_NOEXEC" serve --socket "$SOCK"
 	assert_status 1
 	assert_output_contains "Refusing to replace the socket $SOCK: a service listens there"
 	[ -S "$SOCK" ]
@@ -742,11 +742,10 @@ still_serving() {
 	stop_service
 }
 
-# activate TYPE CMD...: CMD with a listening TYPE (seqpacket or stream) Unix
-# socket at $SOCK passed as systemd does: fd 3, LISTEN_FDS=1, LISTEN_PID.
+# activate TYPE PATH CMD...: CMD with a listening TYPE (seqpacket or stream)
+# Unix socket at PATH passed as systemd does: fd 3, LISTEN_FDS=1, LISTEN_PID.
 # It execs, so that in the background $! is the service's PID.
-activate() {
-	exec python3 -c '
+ACTIVATE_PY='
 import os, socket, sys
 kind = {"seqpacket": socket.SOCK_SEQPACKET, "stream": socket.SOCK_STREAM}[sys.argv[1]]
 s = socket.socket(socket.AF_UNIX, kind)
@@ -759,7 +758,9 @@ os.set_inheritable(3, True)
 os.environ["LISTEN_FDS"] = "1"
 os.environ["LISTEN_PID"] = str(os.getpid())
 os.execv(sys.argv[3], sys.argv[3:])
-' "$@"
+'
+activate() {
+	exec python3 -c "$ACTIVATE_PY" "$@"
 }
 
 @test "serve: socket activation (LISTEN_FDS=1, LISTEN_PID ours, fd 3)" {
@@ -777,12 +778,12 @@ os.execv(sys.argv[3], sys.argv[3:])
 	rm "$SOCK"
 
 	# Not a SOCK_SEQPACKET socket: refused.
-	run activate stream "$SOCK" "$MEMFD_NOEXEC" serve 3>&-
+	run timeout 10 python3 -c "$ACTIVATE_PY" stream "$SOCK" "$MEMFD_NOEXEC" serve 3>&-
 	assert_status 1
 	assert_output_contains "fd 3 from socket activation is not a SOCK_SEQPACKET Unix socket"
 	rm "$SOCK"
 	# Both --socket and activation: refused.
-	run activate seqpacket "$SOCK" "$MEMFD_NOEXEC" serve --socket "$T/other" 3>&-
+	run timeout 10 python3 -c "$ACTIVATE_PY" seqpacket "$SOCK" "$MEMFD_NOEXEC" serve --socket "$T/other" 3>&-
 	assert_status 1
 	assert_output_contains "both --socket $T/other and socket activation"
 	rm "$SOCK"

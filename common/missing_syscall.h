@@ -164,6 +164,9 @@ static inline int missing_fsmount(int fd, unsigned int flags,
 #ifndef NS_GET_PARENT
 #define NS_GET_PARENT 0xb702 /* _IO(0xb7, 0x2), 4.9; linux/nsfs.h */
 #endif
+#ifndef NS_GET_OWNER_UID
+#define NS_GET_OWNER_UID 0xb704 /* _IO(0xb7, 0x4), 4.11; linux/nsfs.h */
+#endif
 /* Fixed inode numbers of the initial namespaces (include/linux/proc_ns.h,
  * not exported to user space), stable since 3.8. */
 #ifndef PROC_USER_INIT_INO
@@ -171,6 +174,14 @@ static inline int missing_fsmount(int fd, unsigned int flags,
 #endif
 #ifndef PROC_PID_INIT_INO
 #define PROC_PID_INIT_INO 0xEFFFFFFCU
+#endif
+
+/* Unix socket options (asm-generic/socket.h). */
+#ifndef SO_PEERGROUPS
+#define SO_PEERGROUPS 59 /* 4.13 */
+#endif
+#ifndef SO_PEERPIDFD
+#define SO_PEERPIDFD 77 /* 6.5 */
 #endif
 
 #ifndef PIDFD_GET_PID_NAMESPACE

@@ -6,6 +6,7 @@
  *   memfd-noexec run --level N [--] CMD [ARG...]
  *   memfd-noexec hook
  *   memfd-noexec check --runtime PATH [--json]
+ *   memfd-noexec serve [--socket PATH] [--allow-user U]... [--allow-group G]...
  *   memfd-noexec --help | --version
  *
  * Exit status: 0 success; 1 failure (status, hook); 2 bad usage; for run,
@@ -42,6 +43,7 @@
 #include "nsexec.h"
 #include "policy.h"
 #include "probe.h"
+#include "serve.h"
 #include "memfd-sysctl.h"
 
 #define EXIT_USAGE 2
@@ -169,6 +171,9 @@ static void usage_main(FILE *f)
 		"                                what levels 1 and 2 would break\n"
 		"  check --runtime PATH [--json] does that runtime honour the\n"
 		"                                annotation? (runs test containers)\n"
+		"  serve [--socket PATH] [--allow-user U]... [--allow-group G]...\n"
+		"                                as root: raise the level for rootless\n"
+		"                                containers that ask over a socket\n"
 		"\n"
 		"Run '%s COMMAND --help' for a command's options.\n",
 		prog, prog, prog);
@@ -635,7 +640,7 @@ int main(int argc, char *argv[])
 	} commands[] = {
 		{"status", cmd_status},	     {"run", cmd_run},
 		{"hook", cmd_hook},	     {"audit", nsexec_audit_main},
-		{"check", nsexec_cmd_check},
+		{"check", nsexec_cmd_check}, {"serve", nsexec_serve_main},
 	};
 
 	if (argc < 2) {
@@ -661,6 +666,6 @@ int main(int argc, char *argv[])
 	}
 	die(EXIT_USAGE,
 	    "unknown command '%s': allowed are status, run, hook, audit, "
-	    "check (or --help, --version)",
+	    "check, serve (or --help, --version)",
 	    argv[1]);
 }

@@ -1,0 +1,37 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * memfd-noexec serve: the service of service.h, which raises
+ * vm.memfd_noexec for rootless containers (issue 11).
+ *
+ *   memfd-noexec serve [--socket PATH] [--allow-user USER]...
+ *                      [--allow-group GROUP]...
+ *
+ * It must run as global root.  It listens on a SOCK_SEQPACKET Unix socket:
+ * the one systemd passes (LISTEN_FDS=1, LISTEN_PID ours: fd 3), else one it
+ * binds at PATH (default NSEXEC_SERVICE_SOCKET, mode 0666), which it
+ * removes again on SIGTERM or SIGINT.  For each request it raises, and
+ * never lowers, the level of a PID namespace that lies strictly below the
+ * client's own and whose owning user namespace the client's uid created.
+ * One line per request goes to stderr:
+ *
+ *   memfd-noexec serve: uid U pid P: raise N pid:[INO]: ok|kept|refused: ...
+ *
+ * See serve.c for each check.
+ */
+#ifndef NSEXEC_SERVE_H
+#define NSEXEC_SERVE_H
+
+#include <stdio.h>
+
+/*
+ * The `serve` command of memfd-noexec; argv[0] is "serve".  Returns the
+ * exit status: 0 after SIGTERM or SIGINT, 1 when it cannot start (not
+ * global root, the socket cannot be made, an unknown user or group), 2 on
+ * bad usage.
+ */
+int nsexec_serve_main(int argc, char *argv[]);
+
+/* Its usage text, for memfd-noexec's --help. */
+void nsexec_serve_usage(FILE *f);
+
+#endif

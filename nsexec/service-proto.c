@@ -1,0 +1,28 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * The memfd-noexec service's request format (service.h), shared by the
+ * service (serve.c) and its client, so that both accept exactly the same
+ * bytes.
+ */
+#include <errno.h>
+#include <stddef.h>
+#include <string.h>
+
+#include "service.h"
+
+#define REQUEST_PREFIX "raise "
+
+/*
+ * Exactly the 7 bytes "raise 0", "raise 1" or "raise 2": no terminator, no
+ * newline, no spaces, no sign, no leading zeros, nothing after the digit.
+ */
+int nsexec_service_parse_request(const char *msg, size_t len)
+{
+	const size_t plen = sizeof(REQUEST_PREFIX) - 1;
+
+	if (!msg || len != plen + 1 || memcmp(msg, REQUEST_PREFIX, plen) != 0)
+		return -EINVAL;
+	if (msg[plen] < '0' || msg[plen] > '2')
+		return -EINVAL;
+	return msg[plen] - '0';
+}

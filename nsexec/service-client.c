@@ -38,12 +38,18 @@ static int service_connect(const char *path, struct mt_error **err)
 	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		r = negative_errno();
+		/* Plain words: runtimes such as podman read "no such file or
+		 * directory" in an error as "command not found" (exit 127). */
 		return mt_error_set(err, r,
 				    "The memfd-noexec service, which could "
 				    "raise it, is not running at %s (%s): "
 				    "enable it with `systemctl enable --now "
 				    "memfd-noexec.socket`",
-				    path, strerror(-r));
+				    path,
+				    r == -ENOENT ? "there is no socket"
+				    : r == -ECONNREFUSED
+					    ? "nothing listens there"
+					    : strerror(-r));
 	}
 	return TAKE_FD(fd);
 }

@@ -166,3 +166,47 @@ plain_runc() {
 		"$RUNC" --root "$STATE" "$@"
 	fi
 }
+
+# ---- the memfd-noexec service on its default socket (issue 11) ---------------
+# The clients (the patched runc's nsexec, the hook) ask the service at
+# /run/memfd-noexec.sock, the path the systemd unit uses; a test that needs
+# it starts it there as the administrator's unit would, in the initial PID
+# namespace, and stops it in its teardown.  A socket that is already there
+# belongs to the host: never replaced.
+SERVICE_SOCKET=/run/memfd-noexec.sock
+
+# no_default_service: nothing listens on the default socket (the tests of
+# the rootless refusal need it absent, those of the service start it).
+no_default_service() {
+	[ ! -e "$SERVICE_SOCKET" ] ||
+		missing "$SERVICE_SOCKET free (a memfd-noexec service of this host runs there)"
+}
+
+# start_default_service LOG: memfd-noexec serve on the default socket,
+# logging to LOG; sets DEFAULT_SERVE_PID.
+start_default_service() {
+	no_default_service || return 1
+	"$BUILD_DIR/nsexec/memfd-noexec" serve 2>"$1" 3>&- &
+	DEFAULT_SERVE_PID=$!
+	local i
+	for i in $(seq 100); do
+		[ -S "$SERVICE_SOCKET" ] && grep -q "listening on" "$1" && return 0
+		kill -0 "$DEFAULT_SERVE_PID" 2>/dev/null || break
+		sleep 0.05
+	done
+	echo "the memfd-noexec service did not start; its log:" >&2
+	cat "$1" >&2
+	return 1
+}
+
+# stop_default_service: stops it (TERM); it must exit 0 and take its
+# socket with it.
+stop_default_service() {
+	local rc=0
+	[ -n "${DEFAULT_SERVE_PID:-}" ] || return 0
+	kill -TERM "$DEFAULT_SERVE_PID" 2>/dev/null || true
+	wait "$DEFAULT_SERVE_PID" || rc=$?
+	DEFAULT_SERVE_PID=
+	[ "$rc" -eq 0 ] || { echo "the service exited $rc" >&2; return 1; }
+	[ ! -e "$SERVICE_SOCKET" ] || { echo "$SERVICE_SOCKET left behind" >&2; return 1; }
+}

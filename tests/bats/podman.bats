@@ -35,6 +35,7 @@ setup() {
 }
 
 teardown() {
+	stop_default_service
 	if [ -n "${PODMAN_NS_PID:-}" ]; then
 		rootful_podman rm -a -f -t 0 >/dev/null 2>&1 || true
 		podman_ns_stop
@@ -263,6 +264,7 @@ assert_joined_refusal() {
 
 @test "rootless podman, stock runc + hooks.d: annotation 2 at level 0 fails closed, nothing left" {
 	podman_requires podman-rootless hook || return 1
+	no_default_service || return 1
 	rootless_run_opts stock
 	run rpodman 0 --hooks-dir "$PODMAN_T/hooks.d" run --rm "${RUN_OPTS[@]}" \
 		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
@@ -270,6 +272,7 @@ assert_joined_refusal() {
 	assert_output_contains 'memfd-noexec hook: Failed to set vm.memfd_noexec=2 in the PID namespace of process '
 	assert_output_contains 'Only global root (euid 0 in the initial user namespace'
 	assert_output_contains 'inherits the level of the PID namespace it starts in, which is 0 here'
+	assert_output_contains 'The memfd-noexec service, which could raise it, is not running at /run/memfd-noexec.sock (there is no socket)'
 	refute_ran
 	assert_rootless_clean
 	# Control: where root already set 2 above podman, the hook has nothing
@@ -278,5 +281,44 @@ assert_joined_refusal() {
 		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
 	assert_status 0
 	assert_probes 2
+	assert_rootless_clean
+}
+
+# ---- rootless podman with the memfd-noexec service (issue 11) ---------------------
+
+# assert_served LEVEL: the service raised a namespace of $TEST_USER's to
+# LEVEL ("ok"), the request coming from inside podman's user namespace.
+assert_served() {
+	local uid
+	uid=$(id -u "$TEST_USER")
+	grep -qE "^memfd-noexec serve: uid $uid pid [0-9]+: raise $1 pid:\[[0-9]+\]: ok" \
+		"$BATS_TEST_TMPDIR/serve.log" || {
+		echo "expected the service to raise uid $uid's container to $1; its log:" >&2
+		cat "$BATS_TEST_TMPDIR/serve.log" >&2
+		return 1
+	}
+}
+
+@test "rootless podman + memfd-noexec service, patched runc: annotation 2 at level 0 reads 2" {
+	podman_requires podman-rootless patched-runc || return 1
+	start_default_service "$BATS_TEST_TMPDIR/serve.log" || return 1
+	rootless_run_opts patched
+	run rpodman 0 run --rm "${RUN_OPTS[@]}" --annotation "$(annotation 2)" \
+		"$PODMAN_IMAGE" sh -c "$PROBES"
+	assert_status 0
+	assert_probes 2
+	assert_served 2
+	assert_rootless_clean
+}
+
+@test "rootless podman + memfd-noexec service, stock runc + hooks.d: annotation 2 at level 0 reads 2" {
+	podman_requires podman-rootless hook || return 1
+	start_default_service "$BATS_TEST_TMPDIR/serve.log" || return 1
+	rootless_run_opts stock
+	run rpodman 0 --hooks-dir "$PODMAN_T/hooks.d" run --rm "${RUN_OPTS[@]}" \
+		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
+	assert_status 0
+	assert_probes 2
+	assert_served 2
 	assert_rootless_clean
 }

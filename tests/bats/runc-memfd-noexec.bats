@@ -86,6 +86,7 @@ setup() {
 }
 
 teardown() {
+	stop_default_service
 	if [ -n "${T:-}" ] && [ -d "$T" ]; then
 		local id
 		for id in $(plain_runc list -q 2>/dev/null); do
@@ -430,6 +431,7 @@ BAD_VALUES=(
 
 @test "rootless runc cannot raise it: annotation 2 fails closed, nothing left" {
 	requires user userns
+	no_default_service || return 1
 	as rootless
 	bundle b '.annotations.memfd_noexec = "2"'
 	run at_level --proc 0 "$T/runc" --log-format json run -b "$T/b" "$ID" </dev/null
@@ -442,6 +444,93 @@ BAD_VALUES=(
 		echo "the container ran" >&2
 		return 1
 	fi
+	assert_nothing_left
+}
+
+# ---- rootless, with the memfd-noexec service (issue 11) ----------------------
+
+# assert_served LEVEL REPLY: the service's log shows the test user's
+# request for LEVEL answered REPLY (ok, kept).
+assert_served() {
+	local uid
+	uid=$(id -u "$TEST_USER")
+	grep -qE "^memfd-noexec serve: uid $uid pid [0-9]+: raise $1 pid:\[[0-9]+\]: $2" "$T/serve.log" || {
+		echo "expected the service to log uid $uid: raise $1: $2; its log:" >&2
+		cat "$T/serve.log" >&2
+		return 1
+	}
+}
+
+@test "rootless runc + memfd-noexec service: annotation 2 reads 2, MFD_EXEC refused, host unchanged; runc exec too" {
+	requires user userns
+	start_default_service "$T/serve.log" || return 1
+	as rootless
+	bundle b '.annotations.memfd_noexec = "2"' /bin/sh -c "$PROBE; exec sleep 60"
+	run at_level --proc 0 sh -ec '
+		"$T/runc" --debug create -b "$T/b" "$ID" </dev/null >"$T/init.out" 2>"$T/create.log"
+		"$T/runc" start "$ID"
+		i=0
+		until grep -q "flags=exec-run" "$T/init.out"; do
+			i=$((i + 1))
+			[ $i -lt 100 ] || { echo "the container did not report"; exit 1; }
+			sleep 0.1
+		done
+		echo ---- exec
+		"$T/runc" exec "$ID" /bin/sh -c "$PROBE" 2>&1
+		"$T/runc" delete -f "$ID"'
+	assert_status 0
+	assert_inside 2 "$(cat "$T/init.out")"
+	assert_inside 2 "${output#*---- exec}"
+	assert_line_re "$(nsexec_msg debug 'set 2 \(was 0\)')" "$(cat "$T/create.log")"
+	assert_served 2 ok
+	[ "$(host_level)" = "$HOST_LEVEL_BEFORE" ]
+	assert_nothing_left
+}
+
+@test "rootless runc + memfd-noexec service: annotation 1 gives exactly 1; 0 under a stricter parent is kept" {
+	requires user userns
+	start_default_service "$T/serve.log" || return 1
+	as rootless
+	bundle b '.annotations.memfd_noexec = "1"'
+	run at_level --proc 0 "$T/runc" run -b "$T/b" "$ID"
+	assert_status 0
+	assert_inside 1
+	assert_served 1 ok
+	# Below the inherited level nothing is asked: the stricter level stays.
+	bundle b '.annotations.memfd_noexec = "0"'
+	run at_level --proc 1 "$T/runc" run -b "$T/b" "$ID"
+	assert_status 0
+	assert_inside 1
+	assert_line_re "$(nsexec_msg warning 'kept stricter inherited 1 \(asked for 0\)')"
+	[ "$(grep -c 'raise' "$T/serve.log")" -eq 1 ]
+	assert_nothing_left
+}
+
+@test "stock rootless runc + hook + memfd-noexec service: annotation 2 reads 2" {
+	requires user userns
+	requires_hook || return 1
+	start_default_service "$T/serve.log" || return 1
+	as rootless "$STOCK_RUNC"
+	bundle b '.annotations.memfd_noexec = "2"'
+	MEMFD_NOEXEC="$U_MEMFD_NOEXEC" add_hook "$T/b/config.json"
+	run at_level --proc 0 "$T/runc" run -b "$T/b" "$ID"
+	assert_status 0
+	assert_inside 2
+	assert_served 2 ok
+	assert_nothing_left
+}
+
+@test "stock rootless runc + hook without the service: annotation 2 fails closed, naming the service" {
+	requires user userns
+	requires_hook || return 1
+	no_default_service || return 1
+	as rootless "$STOCK_RUNC"
+	bundle b '.annotations.memfd_noexec = "2"'
+	MEMFD_NOEXEC="$U_MEMFD_NOEXEC" add_hook "$T/b/config.json"
+	run at_level --proc 0 "$T/runc" --log-format json run -b "$T/b" "$ID" </dev/null
+	assert_status 1
+	assert_message 'The memfd-noexec service, which could raise it, is not running at /run/memfd-noexec.sock'
+	! grep -q 'memfdprobe:' <<<"$output"
 	assert_nothing_left
 }
 

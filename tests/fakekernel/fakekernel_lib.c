@@ -103,7 +103,7 @@ static int profile_nomemfd(scmp_filter_ctx ctx)
 static int profile_nooverlay(scmp_filter_ctx ctx)
 {
 	struct scmp_arg_cmp set_string =
-		SCMP_A1(SCMP_CMP_EQ, FSCONFIG_SET_STRING);
+		SCMP_A1(SCMP_CMP_EQ, FSCONFIG_SET_STRING, 0);
 
 	return add_rule(ctx, ENODEV, "fsconfig", true, 1, &set_string);
 }

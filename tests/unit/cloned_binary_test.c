@@ -993,8 +993,7 @@ static void expect_fallback(const char *profile, const char *spec,
 	opts.debug = true;
 	opts.log = capture;
 	emulate(profile, spec);
-	_cleanup_close_ int fd =
-		must_clone(CLONED_BINARY_REQUEST_AUTO, NULL, m);
+	safe_close(must_clone(CLONED_BINARY_REQUEST_AUTO, NULL, m));
 	if (!strstr(debug_lines, "cloned_binary: overlay not possible (") ||
 	    !strstr(debug_lines, reason))
 		die("debug lines lack the reason '%s': %s", reason,

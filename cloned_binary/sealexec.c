@@ -180,6 +180,13 @@ static int open_program(const char *prog)
 		if (fd < 0)
 			die(errno == ENOENT ? EXIT_USAGE : EXIT_CANNOT_EXEC,
 			    "Failed to open program %s: %m", prog);
+		/* As execve() would: a copy must not run what the original
+		 * may not (the overlay method keeps its mode anyway). */
+		if (faccessat(AT_FDCWD, prog, X_OK, AT_EACCESS) < 0)
+			die(EXIT_CANNOT_EXEC,
+			    "Refusing program %s: it is not executable (%m); "
+			    "chmod +x it, or run it with its interpreter",
+			    prog);
 	} else {
 		fd = open_in_path(prog, path);
 		if (fd < 0)

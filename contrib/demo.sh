@@ -1,10 +1,10 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # The demo: builds the toolkit and shows the sealed W^X loader at every
-# vm.memfd_noexec level and under emulated older kernels.  Run as root on
-# Debian 12.  vm.memfd_noexec is only ever written inside child PID
-# namespaces (unshare --pid --fork); the host's value is shown unchanged at
-# the end.
+# vm.memfd_noexec level and under emulated older kernels, then runc with it
+# (contrib/demo.d).  Run as root on Debian 12.  vm.memfd_noexec is only
+# ever written inside child PID namespaces (memfd-noexec run, unshare
+# --pid --fork); the host's value is shown unchanged at the end.
 set -euo pipefail
 
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
@@ -22,6 +22,7 @@ cmake --build "$BUILD" -j"$(nproc)" >/dev/null
 SEALEXEC="$BUILD/cloned_binary/sealexec"
 SELFCHECK="$BUILD/tests/helpers/selfcheck"
 FAKEKERNEL="$BUILD/tests/fakekernel/fakekernel"
+MN="$BUILD/nsexec/memfd-noexec"
 HOST_BEFORE="$(cat /proc/sys/vm/memfd_noexec 2>/dev/null || echo absent)"
 
 seal_names() {
@@ -34,26 +35,32 @@ seal_names() {
 }
 
 # show LABEL CMD...: runs CMD (which ends in sealexec --debug selfcheck)
-# and prints the method, seals and verdict on one line.
+# and prints the method, seals and verdict on one line (an overlay has no
+# seals: it is the binary itself, on a read-only mount).
 show() {
-	local label="$1" out method seals mode verdict
+	local label="$1" out method seals mode verdict what
 	shift
 	out="$("$@" 2>&1)" || true
 	method="$(sed -n 's/^cloned_binary: using //p' <<<"$out" | tail -1)"
 	seals="$(sed -n 's/.* seals=\(0x[0-9a-f]*\).*/\1/p' <<<"$out")"
 	mode="$(sed -n 's/.* mode=\([0-7]*\).*/\1/p' <<<"$out")"
 	verdict="$(sed -n 's/^selfcheck: \(ok\|FAILED\).*/\1/p' <<<"$out")"
-	printf '  %-28s method=%-11s seals=%-5s %-36s mode=%-5s selfcheck=%s\n' \
-		"$label" "${method:-?}" "${seals:-?}" "($(seal_names "${seals:-0}"))" \
-		"${mode:-?}" "${verdict:-FAILED}"
+	if [ "$method" = overlay ]; then
+		what="(no copy: read-only overlay)"
+	else
+		what="seals=${seals:-?} ($(seal_names "${seals:-0}"))"
+	fi
+	printf '  %-31s method=%-11s %-54s mode=%-5s selfcheck=%s\n' \
+		"$label" "${method:-?}" "$what" "${mode:-?}" "${verdict:-FAILED}"
 	[ "$verdict" = ok ] || { echo "$out" | sed 's/^/    | /'; return 1; }
 }
 
+# at_level N CMD...: CMD as PID 1 of a new PID namespace at level N
+# (memfd-noexec run: never the initial namespace).
 at_level() {
 	local level="$1"
 	shift
-	unshare --pid --fork --kill-child -- sh -c \
-		'echo "$0" > /proc/sys/vm/memfd_noexec && exec "$@"' "$level" "$@"
+	"$MN" run --level "$level" -- "$@"
 }
 
 echo "== The kernel here =="
@@ -62,6 +69,11 @@ echo
 echo "== sealexec at each vm.memfd_noexec level (each in a child PID namespace) =="
 for level in 0 1 2; do
 	show "root, level $level" at_level "$level" "$SEALEXEC" --debug "$SELFCHECK"
+	# Forced copies: the W^X memfd, or at 2 (no executable memfd) a file.
+	copy=memfd
+	[ "$level" != 2 ] || copy=tmpfile
+	show "root, level $level, --method=$copy" at_level "$level" "$SEALEXEC" \
+		--debug --method="$copy" "$SELFCHECK"
 done
 id -u cbtest >/dev/null 2>&1 || useradd --system --create-home \
 	--home-dir /var/lib/cbtest --shell /bin/sh cbtest
@@ -72,15 +84,16 @@ for level in 0 1 2; do
 done
 echo
 echo "== Emulated older kernels (seccomp, tests/fakekernel) =="
-show "6.1 (no MFD_EXEC/SEAL_EXEC)" "$FAKEKERNEL" --kernel=6.1 -- "$SEALEXEC" --debug "$SELFCHECK"
+show "before 5.2 (no mount API)" "$FAKEKERNEL" --kernel=nofsopen -- "$SEALEXEC" --debug "$SELFCHECK"
+show "6.1 without overlayfs" "$FAKEKERNEL" --kernel=6.1,nooverlay -- "$SEALEXEC" --debug "$SELFCHECK"
 show "before 3.17 (no memfd)" "$FAKEKERNEL" --kernel=nomemfd -- "$SEALEXEC" --debug "$SELFCHECK"
 show "no memfd, no O_TMPFILE" "$FAKEKERNEL" --kernel=nomemfd,notmpfile -- "$SEALEXEC" --debug "$SELFCHECK"
-show "6.3-6.5.2 bug at level 2" "$FAKEKERNEL" --kernel=6.3-level2 -- "$SEALEXEC" --debug "$SELFCHECK"
+show "6.3-6.5.2 bug at level 2" "$FAKEKERNEL" --kernel=6.3-level2,nofsopen -- "$SEALEXEC" --debug "$SELFCHECK"
 echo
 echo "== A CVE-2019-5736-style attack on /proc/<pid>/exe =="
 victim="$(mktemp /tmp/demo-victim.XXXXXX)"
 trap 'rm -f "$victim"' EXIT
-cp "$SELFCHECK" "$victim"
+install -m 0755 "$SELFCHECK" "$victim"
 "$BUILD/tests/helpers/cbtest-attack" "$victim" -- "$SEALEXEC" "$victim" --hold |
 	grep '^attack:' | sed 's/^/  /'
 

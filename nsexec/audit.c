@@ -2,7 +2,8 @@
 /*
  * memfd-noexec audit: what would break at vm.memfd_noexec 1 or 2.
  *
- * What the levels do (Linux 6.6+, measured on 6.18; KERNEL.md):
+ * What the levels do (Linux 6.6+, measured on 6.18; see the README's
+ * "vm.memfd_noexec across kernels"):
  *   level 1: memfd_create() without an exec flag gives a 0666 memfd with
  *            F_SEAL_EXEC (as MFD_NOEXEC_SEAL); MFD_EXEC still gives 0777.
  *   level 2: the same, and MFD_EXEC fails with EACCES.

@@ -140,9 +140,9 @@ cd "$DEST"
 # so that compare.sh compares loaders, not builds.
 # runc --version names the loader in its "commit:" line, which needs no
 # patch.  -trimpath: the binary does not embed build/runc-src paths.  -s -w: no
-# symbol table or DWARF, like Debian's stripped /usr/sbin/runc; every runc
-# init copies the whole binary, so its size is part of the start-up cost
-# (RUNC_KEEP_SYMBOLS=1 keeps them, for debugging).
+# symbol table or DWARF, like Debian's stripped /usr/sbin/runc; where runc
+# init must copy itself, it copies the whole binary, and every start maps
+# it (RUNC_KEEP_SYMBOLS=1 keeps them, for debugging).
 strip="-s -w"
 [ "${RUNC_KEEP_SYMBOLS:-0}" = 1 ] && strip=
 # LOADER_REQUEST's define goes after go's own default C flags (-O2 -g).

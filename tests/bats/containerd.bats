@@ -16,8 +16,7 @@
 # Tests marked "(issue 14 item 3)" check the rule for a container that
 # JOINS an existing PID namespace: accepted with a notice when that
 # namespace is already at the level, refused (naming it and its level)
-# when below.  The patched runc of today refuses every joined namespace,
-# so they fail until the lead's change lands.
+# when below.
 
 load helpers
 load daemons

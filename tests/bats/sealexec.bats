@@ -107,6 +107,20 @@ teardown() {
 	assert_output_contains "is a script"
 }
 
+@test "a program without x permission is refused, as execve would (no copy runs it)" {
+	local prog="$BATS_TEST_TMPDIR/noexec-prog"
+	install -m 0644 "$SELFCHECK" "$prog"
+	local m
+	for m in auto memfd tmpfile; do
+		run "$SEALEXEC" --method="$m" "$prog"
+		assert_status 126
+		assert_output_contains "Refusing program $prog: it is not executable (Permission denied)"
+	done
+	chmod 0755 "$prog"
+	run "$SEALEXEC" "$prog"
+	assert_status 0
+}
+
 @test "root, levels 0, 1 and 2: auto runs the binary itself from a detached read-only overlay" {
 	requires root memfd_noexec
 	local level

@@ -1,0 +1,67 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: Apache-2.0
+# The packager's recipe in contrib/runc/README.md, followed exactly as
+# written (the lines between its recipe markers) on a copy of Debian's
+# runc 1.1.5 source, then built the way build.sh builds: the recipe alone
+# must give a runc with the loader, the annotation and the overlay start.
+
+load helpers
+
+RUNC_SRC=/usr/share/gocode/src/github.com/opencontainers/runc
+
+setup() {
+	requires root memfd_noexec cmd:go cmd:patch cmd:jq cmd:busybox || return 1
+	[ -f "$RUNC_SRC/main.go" ] ||
+		missing "Debian's runc source at $RUNC_SRC (golang-github-opencontainers-runc-dev)" ||
+		return 1
+	T=$(mktemp -d /tmp/packager-bats.XXXXXX)
+	chmod 755 "$T"
+	HOST_LEVEL_BEFORE="$(host_level)"
+}
+
+teardown() {
+	if [ -n "${T:-}" ] && [ -d "$T" ]; then
+		[ ! -x "$T/runc" ] || "$T/runc" --root "$T/state" delete -f pkg >/dev/null 2>&1 || true
+		rm -rf "$T"
+	fi
+	[ "$(host_level)" = "${HOST_LEVEL_BEFORE:-$(host_level)}" ]
+}
+
+# The recipe: the sh block between the markers, nothing added.
+recipe() {
+	sed -n '/^<!-- recipe:begin -->$/,/^<!-- recipe:end -->$/p' \
+		"$REPO_ROOT/contrib/runc/README.md" | sed '1,2d;$d' | sed '$d'
+}
+
+@test "the README's packager recipe, followed by hand, builds a runc with the loader and the policy" {
+	recipe >"$T/recipe.sh"
+	# Guard the extraction itself: the block is the recipe, whole.
+	grep -q '^rm libcontainer/nsenter/cloned_binary.c$' "$T/recipe.sh"
+	grep -q 'patch -p1 --fuzz=0' "$T/recipe.sh"
+	local tree="$T/gopath/src/github.com/opencontainers/runc"
+	mkdir -p "$(dirname "$tree")"
+	cp -a "$RUNC_SRC" "$tree"
+	run bash -ec "cd '$tree' && TOOLKIT='$REPO_ROOT' && . '$T/recipe.sh'"
+	assert_status 0
+	# "Build as you build runc": GOPATH mode against Debian's Go packages.
+	local cache="${GOCACHE:-$REPO_ROOT/build/go-cache}"
+	run env -C "$tree" GO111MODULE=off GOPATH="$T/gopath:/usr/share/gocode" \
+		GOFLAGS= GOCACHE="$cache" CGO_ENABLED=1 \
+		go build -tags "seccomp urfave_cli_no_docs" -o "$T/runc" .
+	assert_status 0
+	# It starts a container from the overlay and applies the annotation.
+	mkdir -p "$T/b/rootfs/bin" "$T/b/rootfs/proc" "$T/b/rootfs/dev" "$T/b/rootfs/sys"
+	cp /bin/busybox "$T/b/rootfs/bin/"
+	ln -s busybox "$T/b/rootfs/bin/sh"
+	ln -s busybox "$T/b/rootfs/bin/cat"
+	(cd "$T/b" && "$T/runc" spec)
+	jq '.root.readonly = true | .process.terminal = false |
+		.annotations.memfd_noexec = "2" |
+		.process.args = ["/bin/cat", "/proc/sys/vm/memfd_noexec"]' \
+		"$T/b/config.json" >"$T/b/c.json" && mv "$T/b/c.json" "$T/b/config.json"
+	run at_level --proc 0 "$T/runc" --debug --root "$T/state" run -b "$T/b" pkg
+	assert_status 0
+	assert_output_contains 'msg="cloned_binary: using overlay"'
+	assert_output_contains 'cloned_binary: running from sealed clone'
+	grep -qx 2 <<<"$output"
+}

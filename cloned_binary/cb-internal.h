@@ -17,14 +17,20 @@
 struct cb_ctx {
 	const struct cloned_binary_options *opts; /* never NULL */
 	struct mt_features f;			  /* all false unless probed */
+	bool probed; /* f holds the options' features or the probe */
 	struct mt_error **err;
 };
 
-/* probe: fill f (from the options, else the cached probe).  Callers that
- * only log and fail pass false: a runtime's helper that already runs from
- * its clone then probes nothing (about 0.25 ms per start). */
+/*
+ * f comes from the options when they have features; else, with probe,
+ * from the (cached) probe; else it stays unprobed until cb_ctx_probe().
+ * The probe costs about 0.25 ms cold (two memfds, an O_TMPFILE): a
+ * runtime's helper that already runs from its clone, and the overlay
+ * method, which finds out by trying, do without it.
+ */
 void cb_ctx_init(struct cb_ctx *c, const struct cloned_binary_options *opts,
 		 struct mt_error **err, bool probe);
+void cb_ctx_probe(struct cb_ctx *c);
 
 /* A debug marker, when the options ask for them.  Keeps errno. */
 _printf_(2, 3) void cb_debug(const struct cb_ctx *c, const char *fmt, ...);

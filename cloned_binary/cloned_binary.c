@@ -39,11 +39,22 @@ void cb_ctx_init(struct cb_ctx *c, const struct cloned_binary_options *opts,
 
 	c->opts = opts ? opts : &defaults;
 	c->f = (struct mt_features){};
-	if (probe && c->opts->features)
-		c->f = *c->opts->features;
-	else if (probe)
-		mt_features_probe(&c->f);
+	c->probed = false;
 	c->err = err;
+	if (c->opts->features) {
+		c->f = *c->opts->features;
+		c->probed = true;
+	} else if (probe) {
+		cb_ctx_probe(c);
+	}
+}
+
+void cb_ctx_probe(struct cb_ctx *c)
+{
+	if (c->probed)
+		return;
+	mt_features_probe(&c->f);
+	c->probed = true;
 }
 
 void cb_debug(const struct cb_ctx *c, const char *fmt, ...)
@@ -171,7 +182,7 @@ int cloned_binary_clone(int src_fd, const struct cloned_binary_options *opts,
 	struct stat st;
 	int fd = -EBADF, r;
 
-	cb_ctx_init(&c, opts, err, true);
+	cb_ctx_init(&c, opts, err, false);
 	if (fstat(src_fd, &st) < 0)
 		return cb_fail(&c, negative_errno(), "stat the source binary");
 	if (!S_ISREG(st.st_mode))
@@ -189,6 +200,7 @@ int cloned_binary_clone(int src_fd, const struct cloned_binary_options *opts,
 		if (c.opts->request == CLONED_BINARY_REQUEST_OVERLAY)
 			return r;
 	}
+	cb_ctx_probe(&c); /* the copies choose by the kernel's features */
 	if (c.opts->request != CLONED_BINARY_REQUEST_TMPFILE) {
 		bool fallback;
 

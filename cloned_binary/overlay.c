@@ -525,7 +525,8 @@ int cb_clone_overlay(const struct cb_ctx *c, int src, int *ret_fd, char *why,
 	enum ovl_step step;
 	int fd, r;
 
-	if (!c->f.fsopen) {
+	/* Unprobed, the first fsopen() finds out (ENOSYS, below). */
+	if (c->probed && !c->f.fsopen) {
 		(void)snprintf(why, why_size, "no fsopen() (before Linux 5.2)");
 		return -ENOSYS;
 	}
@@ -540,10 +541,12 @@ int cb_clone_overlay(const struct cb_ctx *c, int src, int *ret_fd, char *why,
 		t.lower[t.lower_len] = '\0';
 		fd = overlay_open_in_userns(&t, &step);
 	}
-	if (fd < 0) {
+	if (fd == -ENOSYS && step == OVL_TMPFS)
+		(void)snprintf(why, why_size, "no fsopen() (before Linux 5.2)");
+	else if (fd < 0)
 		explain(fd, step, why, why_size);
+	if (fd < 0)
 		return fd;
-	}
 	*ret_fd = fd;
 	return 0;
 }

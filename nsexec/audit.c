@@ -1711,7 +1711,7 @@ static void json_summary(jw *w, const struct audit *a, const char *line)
 static int print_json(const struct audit *a)
 {
 	_cleanup_(policy_json_writer_freep) jw *w = NULL;
-	_cleanup_free_ char *line = NULL, *text = NULL;
+	_cleanup_free_ char *line = NULL;
 	static const char *const scopes[] = {"all", "pid", "container-pid"};
 	int r;
 
@@ -1731,11 +1731,7 @@ static int print_json(const struct audit *a)
 	json_unreadable(w, a);
 	json_summary(w, a, line);
 	(void)policy_json_writer_close_object(w);
-	r = policy_json_writer_finish(w, &text);
-	if (r < 0)
-		return r;
-	printf("%s\n", text);
-	return 0;
+	return policy_json_writer_print(w, stdout);
 }
 
 /* ---- the command

@@ -962,7 +962,6 @@ static int print_json(const char *runtime, const struct check_ctx *c,
 		      const struct check_outcome *o)
 {
 	_cleanup_(policy_json_writer_freep) struct policy_json_writer *w = NULL;
-	_cleanup_free_ char *text = NULL;
 	int r;
 
 	r = policy_json_writer_new(&w);
@@ -981,11 +980,7 @@ static int print_json(const char *runtime, const struct check_ctx *c,
 	for (size_t i = 0; i < ELEMENTSOF(o->runs); i++)
 		add_run_json(w, &o->runs[i]);
 	(void)policy_json_writer_close_object(w);
-	r = policy_json_writer_finish(w, &text);
-	if (r < 0)
-		return r;
-	printf("%s\n", text);
-	return fflush(stdout) == 0 ? 0 : negative_errno();
+	return policy_json_writer_print(w, stdout);
 }
 
 /* ---- the command -------------------------------------------------------- */

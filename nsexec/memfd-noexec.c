@@ -36,6 +36,7 @@
 
 #include "audit.h"
 #include "check_runtime.h"
+#include "cli.h"
 #include "fd-util.h"
 #include "kernel-features.h"
 #include "json_writer.h"
@@ -103,8 +104,7 @@ _printf_(1, 2) static void debug(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-/* The option getopt() refused, as the user wrote it. */
-static const char *bad_option(char *argv[])
+const char *nsexec_cli_bad_option(char *argv[])
 {
 	static char buf[3];
 
@@ -251,7 +251,6 @@ static const char *pidns_name(int initial)
 static int print_status_json(const struct status_info *s)
 {
 	_cleanup_(policy_json_writer_freep) struct policy_json_writer *w = NULL;
-	_cleanup_free_ char *text = NULL;
 	int r;
 
 	r = policy_json_writer_new(&w);
@@ -280,11 +279,7 @@ static int print_status_json(const struct status_info *s)
 		w, "can_raise_detail",
 		s->can == 0 ? NULL : mt_error_message(s->can_reason));
 	(void)policy_json_writer_close_object(w);
-	r = policy_json_writer_finish(w, &text);
-	if (r < 0)
-		return r;
-	printf("%s\n", text);
-	return 0;
+	return policy_json_writer_print(w, stdout);
 }
 
 static void print_status_text(const struct status_info *s)
@@ -355,7 +350,7 @@ static int cmd_status(int argc, char *argv[])
 			die(EXIT_USAGE,
 			    "unknown option '%s': allowed are --json, "
 			    "--no-probe, --help",
-			    bad_option(argv));
+			    nsexec_cli_bad_option(argv));
 		json |= c == 'j';
 		probe &= c != 'n';
 	}
@@ -425,12 +420,12 @@ static int run_options(int argc, char *argv[])
 			break;
 		case ':':
 			die(EXIT_USAGE, "option '%s' needs a value: 0, 1 or 2",
-			    bad_option(argv));
+			    nsexec_cli_bad_option(argv));
 		default:
 			die(EXIT_USAGE,
 			    "unknown option '%s': allowed are --level N, "
 			    "--help",
-			    bad_option(argv));
+			    nsexec_cli_bad_option(argv));
 		}
 	}
 	if (level < 0)
@@ -532,7 +527,7 @@ static void hook_options(int argc, char *argv[])
 		die(EXIT_USAGE,
 		    "unknown option '%s': hook takes only --help (the OCI "
 		    "state comes on stdin)",
-		    bad_option(argv));
+		    nsexec_cli_bad_option(argv));
 	}
 	if (optind < argc)
 		die(EXIT_USAGE,

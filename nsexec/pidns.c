@@ -15,6 +15,7 @@
 #include "fd-util.h"
 #include "macro.h"
 #include "missing_syscall.h"
+#include "memfd-sysctl.h"
 #include "pidns.h"
 
 int nsexec_ns_id_of_fd(int fd, struct nsexec_ns_id *ret)
@@ -188,7 +189,7 @@ static int global_root_here(unsigned long *ret)
 	struct stat st;
 	char buf[16] = "";
 
-	if (stat("/proc/sys/vm/memfd_noexec", &st) < 0)
+	if (stat(MT_MEMFD_NOEXEC_PATH, &st) < 0)
 		return negative_errno();
 	fd = open("/proc/sys/kernel/overflowuid", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0 && read(fd, buf, sizeof(buf) - 1) > 0)

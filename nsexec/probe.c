@@ -24,6 +24,7 @@
 #include "missing_syscall.h"
 #include "pidns.h"
 #include "probe.h"
+#include "kernel-features.h"
 #include "memfd-sysctl.h"
 
 int nsexec_in_initial_pidns(void)
@@ -325,11 +326,13 @@ int nsexec_probe_semantics(enum nsexec_semantics *ret, char *detail,
 			   size_t size)
 {
 	struct sem_report rep = {};
+	struct mt_features f;
 	bool got = false;
 	int r;
 
 	*ret = NSEXEC_SEMANTICS_UNKNOWN;
-	if (access(MT_MEMFD_NOEXEC_PATH, F_OK) < 0 && errno == ENOENT) {
+	mt_features_probe(&f);
+	if (!f.memfd_noexec) {
 		*ret = NSEXEC_SEMANTICS_ABSENT;
 		(void)snprintf(detail, size, "no /proc/sys/vm/memfd_noexec");
 		return 0;

@@ -65,6 +65,8 @@
 #include "macro.h"
 #include "missing_syscall.h"
 #include "nsexec.h"
+#include "cli.h"
+#include "kernel-features.h"
 #include "pidns.h"
 #include "probe.h"
 #include "serve.h"
@@ -311,18 +313,6 @@ static void option_socket(struct serve_config *cfg, const char *arg)
 	cfg->socket_path = arg;
 }
 
-static const char *bad_option(char *argv[])
-{
-	static char buf[3];
-
-	if (optopt > 0 && optopt < 128) {
-		buf[0] = '-';
-		buf[1] = (char)optopt;
-		return buf;
-	}
-	return argv[optind - 1];
-}
-
 static void parse_options(int argc, char *argv[], struct serve_config *cfg)
 {
 	static const struct option options[] = {
@@ -348,12 +338,12 @@ static void parse_options(int argc, char *argv[], struct serve_config *cfg)
 			break;
 		case ':':
 			die(SERVE_EXIT_USAGE, "option '%s' needs a value",
-			    bad_option(argv));
+			    nsexec_cli_bad_option(argv));
 		default:
 			die(SERVE_EXIT_USAGE,
 			    "unknown option '%s': allowed are --socket PATH, "
 			    "--allow-user USER, --allow-group GROUP, --help",
-			    bad_option(argv));
+			    nsexec_cli_bad_option(argv));
 		}
 	}
 	if (optind < argc)
@@ -1264,6 +1254,7 @@ static void announce(const struct serve_config *cfg, const struct server *s)
 static void start(struct server *s, sigset_t *unblocked)
 {
 	_cleanup_error_ struct mt_error *e = NULL;
+	struct mt_features f;
 	int r;
 
 	if (nsexec_can_set_level(&e) < 0)
@@ -1272,7 +1263,8 @@ static void start(struct server *s, sigset_t *unblocked)
 		    "namespace, with CAP_SYS_ADMIN), which alone may write "
 		    "vm.memfd_noexec: %s",
 		    mt_error_message(e));
-	if (access("/proc/sys/vm/memfd_noexec", F_OK) < 0)
+	mt_features_probe(&f);
+	if (!f.memfd_noexec)
 		die(1, "this kernel has no /proc/sys/vm/memfd_noexec (it needs "
 		       "Linux 6.3 or later, with CONFIG_PID_NS): nothing to "
 		       "serve");

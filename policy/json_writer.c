@@ -234,3 +234,16 @@ int policy_json_writer_finish(struct policy_json_writer *w, char **ret_text)
 	*ret_text = text;
 	return 0;
 }
+
+int policy_json_writer_print(struct policy_json_writer *w, FILE *f)
+{
+	_cleanup_free_ char *text = NULL;
+	int r;
+
+	r = policy_json_writer_finish(w, &text);
+	if (r < 0)
+		return r;
+	if (fprintf(f, "%s\n", text) < 0 || fflush(f) != 0)
+		return -EIO;
+	return 0;
+}

@@ -22,6 +22,7 @@
 #define POLICY_JSON_WRITER_H
 
 #include <stdbool.h>
+#include <stdio.h>
 
 struct policy_json_writer;
 
@@ -52,5 +53,8 @@ int policy_json_writer_add_null(struct policy_json_writer *w, const char *key);
  * trailing newline, in *ret_text.  The writer stays usable only for free.
  */
 int policy_json_writer_finish(struct policy_json_writer *w, char **ret_text);
+
+/* Finishes the document and writes it to f with a newline, flushed. */
+int policy_json_writer_print(struct policy_json_writer *w, FILE *f);
 
 #endif

@@ -8,7 +8,7 @@ set -euo pipefail
 build=(gcc make cmake pkg-config libc6-dev libcap-dev libseccomp-dev
 	libyajl-dev util-linux)
 demo=("${build[@]}" busybox-static golang-go
-	golang-github-opencontainers-runc-dev uidmap jq patch runc)
+	golang-github-opencontainers-runc-dev uidmap jq patch runc python3)
 # podman (tests/bats/podman.bats): conmon, and golang-github-containers-
 # common, whose container-network-stack is containernetworking-plugins,
 # are podman's Depends, named so that --no-install-recommends changes

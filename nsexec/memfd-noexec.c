@@ -3,7 +3,7 @@
  * memfd-noexec: set vm.memfd_noexec for containers, per PID namespace.
  *
  *   memfd-noexec status [--json] [--no-probe]
- *   memfd-noexec run --level N [--] CMD [ARG...]
+ *   memfd-noexec run --level N [--proc] [--] CMD [ARG...]
  *   memfd-noexec hook
  *   memfd-noexec check --runtime PATH [--json]
  *   memfd-noexec serve [--socket PATH] [--allow-user U]... [--allow-group G]...
@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -200,7 +201,7 @@ static void usage_status(FILE *f)
 static void usage_run(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s run --level N [--] CMD [ARG...]\n"
+		"Usage: %s run --level N [--proc] [--] CMD [ARG...]\n"
 		"\n"
 		"Creates a PID namespace, sets its vm.memfd_noexec to N (0, 1 or 2)\n"
 		"and runs CMD as its init.  A stricter inherited value is kept,\n"
@@ -208,7 +209,9 @@ static void usage_run(FILE *f)
 		"(128+N for signal N); 125 if the namespace could not be set up,\n"
 		"126/127 if CMD could not be executed/found.\n"
 		"\n"
-		"  -l, --level N   0, 1 or 2\n",
+		"  -l, --level N   0, 1 or 2\n"
+		"  -p, --proc      also a mount namespace with a /proc of the new\n"
+		"                  PID namespace (for runtimes such as runc)\n",
 		prog);
 }
 
@@ -376,6 +379,10 @@ static int cmd_status(int argc, char *argv[])
 
 /* ---- run ---------------------------------------------------------------- */
 
+/* run --proc: a mount namespace of its own with a /proc of the new PID
+ * namespace, as a runtime started inside needs (unshare --mount-proc). */
+static bool run_mount_proc;
+
 _noreturn_ static void run_child(int sync_fd, char *argv[])
 {
 	char c;
@@ -390,6 +397,13 @@ _noreturn_ static void run_child(int sync_fd, char *argv[])
 		_exit(EXIT_RUN_FAILED); /* the parent failed and reported */
 	(void)close(sync_fd);
 
+	if (run_mount_proc &&
+	    (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	     mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
+		   NULL) < 0)) {
+		err("Failed to mount a /proc of the new PID namespace: %m");
+		_exit(EXIT_RUN_FAILED);
+	}
 	execvp(argv[0], argv);
 	err("Failed to execute %s: %m", argv[0]);
 	_exit(errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
@@ -401,15 +415,19 @@ static int run_options(int argc, char *argv[])
 	static const struct option options[] = {
 		{"help", no_argument, NULL, 'h'},
 		{"level", required_argument, NULL, 'l'},
+		{"proc", no_argument, NULL, 'p'},
 		{},
 	};
 	int c, level = -1;
 
-	while ((c = getopt_long(argc, argv, "+:hl:", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:hl:p", options, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			usage_run(stdout);
 			exit(0);
+		case 'p':
+			run_mount_proc = true;
+			break;
 		case 'l':
 			level = mt_memfd_noexec_parse(optarg);
 			if (level < 0)
@@ -424,7 +442,7 @@ static int run_options(int argc, char *argv[])
 		default:
 			die(EXIT_USAGE,
 			    "unknown option '%s': allowed are --level N, "
-			    "--help",
+			    "--proc, --help",
 			    nsexec_cli_bad_option(argv));
 		}
 	}
@@ -445,7 +463,7 @@ static pid_t run_spawn(char *argv[], int *ret_sync)
 
 	if (pipe2(sync, O_CLOEXEC) < 0)
 		die(EXIT_RUN_FAILED, "Failed to create a pipe: %m");
-	if (unshare(CLONE_NEWPID) < 0)
+	if (unshare(CLONE_NEWPID | (run_mount_proc ? CLONE_NEWNS : 0)) < 0)
 		die(EXIT_RUN_FAILED, "Failed to create a PID namespace: %m%s",
 		    errno == EPERM ? " (needs CAP_SYS_ADMIN; setting "
 				     "vm.memfd_noexec needs global root)"

@@ -62,9 +62,7 @@ in_ns() {
 	local -a who=()
 	[ "$mode" = rootful ] || who=(setpriv --reuid="$USER_NAME" --regid="$USER_NAME"
 		--init-groups --inh-caps=-all -- env XDG_RUNTIME_DIR="$W/xdg")
-	unshare --pid --fork --kill-child --mount-proc -- sh -c \
-		'echo "$0" > /proc/sys/vm/memfd_noexec || exit 125; exec "$@"' \
-		"$level" "${who[@]}" "$@"
+	"$MN" run --level "$level" --proc -- "${who[@]}" "$@"
 }
 
 state_of() {

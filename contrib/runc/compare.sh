@@ -20,6 +20,7 @@
 #                             own defaults (N, if given, for each)
 #
 #   STOCK=/usr/sbin/runc  PATCHED=<repo>/build/runc  TEST_USER=cbtest
+#   MEMFD_NOEXEC=<repo>/build/nsexec/memfd-noexec
 #
 # Every run happens in a new PID namespace (with its own /proc) whose
 # vm.memfd_noexec is set there; the initial namespace's value is never
@@ -34,27 +35,19 @@ STOCK=${STOCK:-/usr/sbin/runc}
 PATCHED=${PATCHED:-$TOP/build/runc}
 TEST_USER=${TEST_USER:-cbtest}
 BUNDLE=$TOP/build/bundle-compare
+MEMFD_NOEXEC=${MEMFD_NOEXEC:-$TOP/build/nsexec/memfd-noexec}
 
 die() {
 	echo "compare.sh: $*" >&2
 	exit 1
 }
 
-need_pkg() {
-	local p
-	for p in "$@"; do
-		dpkg -s "$p" >/dev/null 2>&1 || {
-			apt-get update
-			apt-get install -y "$p"
-		}
-	done
-}
-
 [ "$(id -u)" -eq 0 ] || die "run as root (PID namespaces, a test user)"
 [ -e /proc/sys/vm/memfd_noexec ] || die "no vm.memfd_noexec here (Linux 6.3+ needed)"
 [ -x "$STOCK" ] || die "no stock runc at $STOCK (apt-get install runc)"
 [ -x "$PATCHED" ] || die "no patched runc at $PATCHED (run contrib/runc/build.sh)"
-need_pkg jq busybox-static util-linux python3
+"$TOP/contrib/install-deps.sh" demo || die "cannot install what it needs"
+[ -x "$MEMFD_NOEXEC" ] || die "no memfd-noexec at $MEMFD_NOEXEC (build the toolkit: cmake -S . -B build && cmake --build build)"
 
 mode=${1:-table}
 rounds=${2:-}
@@ -135,11 +128,13 @@ runc_as() {
 	fi
 }
 
-# in_pidns CMD...: CMD in a new PID namespace, with a mount namespace and a
-# /proc of its own (runc finds its children through /proc).  CMD sets the
-# level there, from inside: the sysctl belongs to the writer's namespace.
+# in_pidns LEVEL CMD...: CMD in a new PID namespace at LEVEL, with a mount
+# namespace and a /proc of its own (runc finds its children through
+# /proc): memfd-noexec run, which never touches the initial namespace.
 in_pidns() {
-	unshare --pid --fork --kill-child --mount-proc -- "$@"
+	local level="$1"
+	shift
+	"$MEMFD_NOEXEC" run --level "$level" --proc -- "$@"
 }
 
 seq_id=0
@@ -149,11 +144,9 @@ start_once() {
 	local mode="$1" runc="$2" level="$3" out rc=0 method fatal
 	seq_id=$((seq_id + 1))
 	# shellcheck disable=SC2016 # expanded by the inner bash
-	out=$(in_pidns bash -c '
-		echo "$1" >/proc/sys/vm/memfd_noexec || exit 125
-		shift
+	out=$(in_pidns "$level" bash -c '
 		'"$(declare -f runc_as)"'
-		runc_as "$@"' _ "$level" "$mode" "$runc" --debug run \
+		runc_as "$@"' _ "$mode" "$runc" --debug run \
 		-b "$BUNDLE/$mode" "cmp$seq_id" 2>&1) || rc=$?
 	method=$(sed -n 's/.*cloned_binary: using \([a-z-]*\)".*/\1/p' <<<"$out" | head -1)
 	if [ "$rc" -eq 0 ]; then

@@ -207,6 +207,24 @@ assert_output_lacks() {
 	[ "$(host_level)" = "$before" ]
 }
 
+@test "run --proc: a /proc of the new PID namespace, in a mount namespace of its own" {
+	requires root memfd_noexec
+	local mounts_before
+	mounts_before=$(grep -c ' - proc ' /proc/self/mountinfo)
+	# Inside, /proc shows the new namespace: the shell is PID 1 there.
+	run "$MEMFD_NOEXEC" run --level 2 --proc -- sh -c \
+		'echo "self=$(readlink /proc/self) level=$(cat /proc/sys/vm/memfd_noexec)"; ls /proc | grep -c "^[0-9]"'
+	assert_status 0
+	assert_output_contains "level=2"
+	[ "$(tail -1 <<<"$output")" -le 3 ]
+	# Without --proc, /proc is the caller's: many more processes.
+	run "$MEMFD_NOEXEC" run --level 2 -- sh -c 'ls /proc | grep -c "^[0-9]"'
+	assert_status 0
+	[ "$output" -gt 3 ]
+	# Nothing was mounted out here.
+	[ "$(grep -c ' - proc ' /proc/self/mountinfo)" = "$mounts_before" ]
+}
+
 @test "run --level 1: plain memfd is 0666 and exec-sealed, MFD_EXEC works" {
 	requires root memfd_noexec
 

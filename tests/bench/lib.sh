@@ -129,8 +129,7 @@ bench_runc() {
 # bench_in_pidns CMD...: CMD as root in a new PID namespace with its own
 # /proc, at vm.memfd_noexec 0 set there (never in the initial namespace).
 bench_in_pidns() {
-	unshare --pid --fork --kill-child --mount-proc -- sh -c \
-		'echo 0 >/proc/sys/vm/memfd_noexec || exit 125; exec "$@"' sh "$@"
+	"$BENCH_TOP/build/nsexec/memfd-noexec" run --level 0 --proc -- "$@"
 }
 
 # bench_method MODE ARM: the loader's marker from one `runc --debug

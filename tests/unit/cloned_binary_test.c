@@ -1051,29 +1051,55 @@ static void case_overlay_forced_fails(void)
 static void case_overlay_attached_not_sealed(void)
 {
 	_cleanup_close_ int fd = -EBADF, bind = -EBADF;
+	char dir[] = "/tmp/cbtest-attached-XXXXXX", ovl[64], empty[64],
+	     lower[128], bdir[64];
 
 	require_root();
 	if (unshare(CLONE_NEWNS) < 0 ||
 	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		skip("private mount namespace");
-	(void)mkdir("/tmp/cbtest-ovl", 0700);
-	(void)mkdir("/tmp/cbtest-empty", 0700);
-	(void)mkdir("/tmp/cbtest-bind", 0700);
-	if (mount("overlay", "/tmp/cbtest-ovl", "overlay", MS_RDONLY,
-		  "lowerdir=/bin:/tmp/cbtest-empty") < 0)
+	if (!mkdtemp(dir))
+		die("mkdtemp: %m");
+	(void)snprintf(ovl, sizeof(ovl), "%s/ovl", dir);
+	(void)snprintf(empty, sizeof(empty), "%s/empty", dir);
+	(void)snprintf(bdir, sizeof(bdir), "%s/bind", dir);
+	(void)snprintf(lower, sizeof(lower), "lowerdir=/bin:%s", empty);
+	if (mkdir(ovl, 0700) < 0 || mkdir(empty, 0700) < 0 ||
+	    mkdir(bdir, 0700) < 0)
+		die("mkdir: %m");
+	if (mount("overlay", ovl, "overlay", MS_RDONLY, lower) < 0)
 		die("mount an attached overlay: %m");
-	fd = open("/tmp/cbtest-ovl/true", O_RDONLY | O_CLOEXEC);
+	{
+		char path[96];
+
+		(void)snprintf(path, sizeof(path), "%s/true", ovl);
+		fd = open(path, O_RDONLY | O_CLOEXEC);
+	}
 	if (fd < 0)
 		die("open on the attached overlay: %m");
 	assert_is_sealed(fd, 0);
-	if (mount("/bin", "/tmp/cbtest-bind", NULL, MS_BIND, NULL) < 0 ||
-	    mount(NULL, "/tmp/cbtest-bind", NULL,
-		  MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0)
+	if (mount("/bin", bdir, NULL, MS_BIND, NULL) < 0 ||
+	    mount(NULL, bdir, NULL, MS_REMOUNT | MS_BIND | MS_RDONLY, NULL) < 0)
 		die("read-only bind mount: %m");
-	bind = open("/tmp/cbtest-bind/true", O_RDONLY | O_CLOEXEC);
+	{
+		char path[96];
+
+		(void)snprintf(path, sizeof(path), "%s/true", bdir);
+		bind = open(path, O_RDONLY | O_CLOEXEC);
+	}
 	if (bind < 0)
 		die("open on the bind mount: %m");
 	assert_is_sealed(bind, 0);
+	/* The mounts go with this process's mount namespace; the
+	 * directories are removed here. */
+	fd = safe_close(fd);
+	bind = safe_close(bind);
+	(void)umount2(ovl, MNT_DETACH);
+	(void)umount2(bdir, MNT_DETACH);
+	(void)rmdir(ovl);
+	(void)rmdir(empty);
+	(void)rmdir(bdir);
+	(void)rmdir(dir);
 }
 
 /*

@@ -201,7 +201,7 @@ print("yaml ok")' "$REPO_ROOT/contrib/containerd/runtimeclass.yaml" \
 			"$ID-$level" sh -c "$PROBE"
 		echo "level $level" >&2
 		assert_status 0
-		assert_probe "$level"
+		assert_memfd_level "$level"
 	done
 	# containerd's own namespace stayed at 0.
 	[ "$(daemon_level containerd)" = 0 ]
@@ -222,7 +222,7 @@ print("yaml ok")' "$REPO_ROOT/contrib/containerd/runtimeclass.yaml" \
 	wait_running "$ID"
 	run ctr_ tasks exec --fifo-dir "$DAEMON_DIR/fifo" --exec-id e1 "$ID" sh -c "$PROBE"
 	assert_status 0
-	assert_probe 2
+	assert_memfd_level 2
 }
 
 # A: the container that creates a PID namespace (annotation $1, or none
@@ -255,7 +255,7 @@ start_pid_owner() {
 	run ctr_run "$RUNC_DEBUG_WRAPPER" --annotation=memfd_noexec=2 \
 		--with-ns="pid:$OWNER_NS" "$ID" sh -c "$PROBE"
 	assert_status 0
-	assert_probe 2
+	assert_memfd_level 2
 	# The notice, in runc's log (warning or info, not debug).
 	assert_line_re '"level":"(warning|info)","msg":"[^"]*vm\.memfd_noexec' \
 		"$(cat "$DAEMON_DIR/runc-debug.log")"
@@ -281,7 +281,7 @@ start_pid_owner() {
 	run ctr_ run --rm --fifo-dir "$DAEMON_DIR/fifo" --runc-binary "$STOCK_RUNC" \
 		--config "$DAEMON_DIR/$ID.json" "$ID"
 	assert_status 0
-	assert_probe 2
+	assert_memfd_level 2
 	# And a bad value fails the container, through the hook.
 	spec_file "$DAEMON_DIR/$ID-bad.json" '.annotations.memfd_noexec = "3" |
 		.hooks.prestart = [{path: $hook, args: ["memfd-noexec", "hook"]}]'
@@ -294,7 +294,7 @@ start_pid_owner() {
 @test "stock runc with the annotation and no hook runs UNPROTECTED (the documented hazard)" {
 	run ctr_run "$STOCK_RUNC" --annotation=memfd_noexec=2 "$ID" sh -c "$PROBE"
 	assert_status 0
-	assert_probe 0
+	assert_memfd_level 0
 }
 
 # ---- memfd-noexec check ----------------------------------------------------------
@@ -412,7 +412,7 @@ start_pid_owner() {
 @test "the loader under containerd: runc init runs from a sealed clone at levels 0 and 2" {
 	run ctr_run "$RUNC_DEBUG_WRAPPER" "$ID-0" sh -c "$PROBE"
 	assert_status 0
-	assert_probe 0
+	assert_memfd_level 0
 	assert_loader "$DAEMON_DIR/runc-debug.log" "$LOADER_METHODS"
 	# containerd's namespace at 2: the shim's runc init can make no
 	# executable memfd.
@@ -420,7 +420,7 @@ start_pid_owner() {
 	: >"$DAEMON_DIR/runc-debug.log"
 	run ctr_run "$RUNC_DEBUG_WRAPPER" "$ID-2" sh -c "$PROBE"
 	assert_status 0
-	assert_probe 2
+	assert_memfd_level 2
 	assert_loader "$DAEMON_DIR/runc-debug.log" "$LOADER_METHODS_AT_2"
 	daemon_set_level containerd 0
 	[ "$(daemon_level containerd)" = 0 ]

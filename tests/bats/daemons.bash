@@ -221,36 +221,6 @@ remove_cgroups() {
 # What the containers run: the level, then the three memfd probes.
 PROBE='memfdprobe level; memfdprobe none; memfdprobe exec; memfdprobe exec-run'
 
-# assert_probe LEVEL [TEXT]: memfdprobe's lines in TEXT (else $output)
-# show a PID namespace at vm.memfd_noexec=LEVEL.
-assert_probe() {
-	local text="${2:-$output}" want seals='seals=0x[0-9a-f]+'
-	local -a wants
-	text=$(tr -d '\r' <<<"$text")
-	case "$1" in
-	2) wants=("memfdprobe: level=2"
-		"memfdprobe: flags=none result=ok mode=0666 $seals exec_seal=yes"
-		"memfdprobe: flags=exec result=EACCES"
-		"memfdprobe: flags=exec-run result=EACCES") ;;
-	1) wants=("memfdprobe: level=1"
-		"memfdprobe: flags=none result=ok mode=0666 $seals exec_seal=yes"
-		"memfdprobe: flags=exec result=ok mode=0777 $seals exec_seal=no"
-		"memfdprobe: flags=exec-run result=ok exec=ok") ;;
-	0) wants=("memfdprobe: level=0"
-		"memfdprobe: flags=none result=ok mode=0777 $seals exec_seal=no"
-		"memfdprobe: flags=exec result=ok mode=0777 $seals exec_seal=no"
-		"memfdprobe: flags=exec-run result=ok exec=ok") ;;
-	*) echo "assert_probe: bad level '$1'" >&2; return 1 ;;
-	esac
-	for want in "${wants[@]}"; do
-		grep -qxE -- "$want" <<<"$text" || {
-			echo "expected a line '$want' from inside the container, in:" >&2
-			echo "$text" >&2
-			return 1
-		}
-	done
-}
-
 # ---- images ----------------------------------------------------------------
 
 # busybox_rootfs DIR: busybox (static) with its applets and a static

@@ -144,10 +144,10 @@ docker_probe() {
 @test "HostConfig.Sysctls vm.memfd_noexec 1 and 2 with the patched runc: the level inside" {
 	run docker_probe 2
 	assert_status 0
-	assert_probe 2
+	assert_memfd_level 2
 	run docker_probe 1
 	assert_status 0
-	assert_probe 1
+	assert_memfd_level 1
 	[ "$(daemon_level dockerd)" = 0 ]
 }
 
@@ -177,13 +177,13 @@ docker_probe() {
 @test "the loader under dockerd: runc init runs from a sealed clone at levels 0 and 2" {
 	run docker_probe 0
 	assert_status 0
-	assert_probe 0
+	assert_memfd_level 0
 	assert_loader "$DAEMON_DIR/runc-debug.log" "$LOADER_METHODS"
 	daemon_set_level dockerd 2
 	: >"$DAEMON_DIR/runc-debug.log"
 	run docker_probe 2
 	assert_status 0
-	assert_probe 2
+	assert_memfd_level 2
 	assert_loader "$DAEMON_DIR/runc-debug.log" "$LOADER_METHODS_AT_2"
 	daemon_set_level dockerd 0
 	[ "$(daemon_level dockerd)" = 0 ]

@@ -149,6 +149,38 @@ assert_output_contains() {
 	fi
 }
 
+# assert_memfd_level LEVEL [TEXT]: memfdprobe's lines in TEXT (else
+# $output; an empty TEXT fails) show a PID namespace at
+# vm.memfd_noexec=LEVEL: the level it reads, and what memfd_create()
+# without a flag, with MFD_EXEC, and an exec of that gives there.
+assert_memfd_level() {
+	local text="${2-$output}" want seals='seals=0x[0-9a-f]+'
+	local -a wants
+	text=$(tr -d '\r' <<<"$text") # a terminal's lines (docker attach)
+	case "$1" in
+	2) wants=("memfdprobe: level=2"
+		"memfdprobe: flags=none result=ok mode=0666 $seals exec_seal=yes"
+		"memfdprobe: flags=exec result=EACCES"
+		"memfdprobe: flags=exec-run result=EACCES") ;;
+	1) wants=("memfdprobe: level=1"
+		"memfdprobe: flags=none result=ok mode=0666 $seals exec_seal=yes"
+		"memfdprobe: flags=exec result=ok mode=0777 $seals exec_seal=no"
+		"memfdprobe: flags=exec-run result=ok exec=ok") ;;
+	0) wants=("memfdprobe: level=0"
+		"memfdprobe: flags=none result=ok mode=0777 $seals exec_seal=no"
+		"memfdprobe: flags=exec result=ok mode=0777 $seals exec_seal=no"
+		"memfdprobe: flags=exec-run result=ok exec=ok") ;;
+	*) echo "assert_memfd_level: bad level '$1'" >&2; return 1 ;;
+	esac
+	for want in "${wants[@]}"; do
+		grep -qxE -- "$want" <<<"$text" || {
+			echo "expected a line '$want' from inside the container, in:" >&2
+			echo "$text" >&2
+			return 1
+		}
+	done
+}
+
 # ---- runc (tests/bats/runc.bats) -------------------------------------------
 # The patched runc that contrib/runc/build.sh builds; RUNC=path overrides.
 RUNC="${RUNC:-$REPO_ROOT/build/runc}"

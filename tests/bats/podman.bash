@@ -454,35 +454,6 @@ annotation() {
 # What the containers run: the level, then what memfd_create() gives.
 PROBES='for m in level none exec exec-run; do memfdprobe $m; done'
 
-# assert_probes LEVEL [TEXT]: memfdprobe's lines in TEXT (else $output)
-# show a PID namespace at vm.memfd_noexec=LEVEL.
-assert_probes() {
-	local text="${2-$output}" want seals='seals=0x[0-9a-f]+'
-	local -a wants
-	case "$1" in
-	2) wants=("memfdprobe: level=2"
-		"memfdprobe: flags=none result=ok mode=0666 $seals exec_seal=yes"
-		"memfdprobe: flags=exec result=EACCES"
-		"memfdprobe: flags=exec-run result=EACCES") ;;
-	1) wants=("memfdprobe: level=1"
-		"memfdprobe: flags=none result=ok mode=0666 $seals exec_seal=yes"
-		"memfdprobe: flags=exec result=ok mode=0777 $seals exec_seal=no"
-		"memfdprobe: flags=exec-run result=ok exec=ok") ;;
-	0) wants=("memfdprobe: level=0"
-		"memfdprobe: flags=none result=ok mode=0777 $seals exec_seal=no"
-		"memfdprobe: flags=exec result=ok mode=0777 $seals exec_seal=no"
-		"memfdprobe: flags=exec-run result=ok exec=ok") ;;
-	*) echo "assert_probes: bad level '$1'" >&2; return 1 ;;
-	esac
-	for want in "${wants[@]}"; do
-		grep -qxE -- "$want" <<<"$text" || {
-			echo "expected a line '$want' from inside the container, in:" >&2
-			echo "$text" >&2
-			return 1
-		}
-	done
-}
-
 # refute_ran: no memfdprobe line in $output (the container never ran).
 refute_ran() {
 	if grep -q '^memfdprobe:' <<<"$output"; then

@@ -75,19 +75,19 @@ assert_joined_refusal() {
 	run rootful_podman --hooks-dir "$PODMAN_T/hooks.d" run --rm "${RUN_OPTS[@]}" \
 		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
 	assert_status 0
-	assert_probes 2
+	assert_memfd_level 2
 
 	run rootful_podman --hooks-dir "$PODMAN_T/hooks.d" run --rm "${RUN_OPTS[@]}" \
 		--annotation "$(annotation 1)" "$PODMAN_IMAGE" sh -c "$PROBES"
 	assert_status 0
-	assert_probes 1
+	assert_memfd_level 1
 
 	# Control: the same request without the hooks.d file stays at the
 	# inherited 0, so it was podman's hooks.d that set the levels above.
 	run rootful_podman run --rm "${RUN_OPTS[@]}" \
 		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
 	assert_status 0
-	assert_probes 0
+	assert_memfd_level 0
 	assert_rootful_clean
 }
 
@@ -99,13 +99,13 @@ assert_joined_refusal() {
 	run rootful_podman --hooks-dir "$PODMAN_T/hooks-logged.d" run --rm "${RUN_OPTS[@]}" \
 		"$PODMAN_IMAGE" sh -c "$PROBES"
 	assert_status 0
-	assert_probes 0
+	assert_memfd_level 0
 	# Another annotation whose key only contains memfd_noexec: the key
 	# pattern is anchored.
 	run rootful_podman --hooks-dir "$PODMAN_T/hooks-logged.d" run --rm "${RUN_OPTS[@]}" \
 		--annotation '"x.memfd_noexec=2"' "$PODMAN_IMAGE" sh -c "$PROBES"
 	assert_status 0
-	assert_probes 0
+	assert_memfd_level 0
 	[ ! -s "$log" ] || {
 		echo "the hook ran without the annotation:" >&2
 		cat "$log" >&2
@@ -115,7 +115,7 @@ assert_joined_refusal() {
 	run rootful_podman --hooks-dir "$PODMAN_T/hooks-logged.d" run --rm "${RUN_OPTS[@]}" \
 		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
 	assert_status 0
-	assert_probes 2
+	assert_memfd_level 2
 	[ "$(cat "$log")" = "hook-logger: called with: hook" ] || {
 		echo "expected one call of the hook, the log has:" >&2
 		cat "$log" >&2
@@ -149,11 +149,11 @@ assert_joined_refusal() {
 	run rootful_podman run --rm "${RUN_OPTS[@]}" \
 		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
 	assert_status 0
-	assert_probes 2
+	assert_memfd_level 2
 	# Control: no annotation, the inherited 0.
 	run rootful_podman run --rm "${RUN_OPTS[@]}" "$PODMAN_IMAGE" sh -c "$PROBES"
 	assert_status 0
-	assert_probes 0
+	assert_memfd_level 0
 	assert_rootful_clean
 }
 
@@ -213,7 +213,7 @@ assert_joined_refusal() {
 				--pid "container:$c" --annotation "$(annotation "$value")" \
 				"$PODMAN_IMAGE" sh -c "$PROBES"
 			assert_status 0
-			assert_probes 2
+			assert_memfd_level 2
 			run rootful_podman exec "$c" cat /proc/sys/vm/memfd_noexec
 			assert_status 0
 			[ "$output" = 2 ]
@@ -236,7 +236,7 @@ assert_joined_refusal() {
 		assert_status 0
 		# Rootless: the container's root is $TEST_USER.
 		assert_line_re "^ +0 +$(id -u "$TEST_USER") +1\$"
-		assert_probes "$level"
+		assert_memfd_level "$level"
 	done
 	assert_rootless_clean
 }
@@ -252,7 +252,7 @@ assert_joined_refusal() {
 		run rpodman "$level" run --rm "${RUN_OPTS[@]}" "$PODMAN_IMAGE" \
 			sh -c "$PROBES"
 		assert_status 0
-		assert_probes "$level"
+		assert_memfd_level "$level"
 		# No copy at any level: the binary itself, from a detached
 		# read-only overlay that runc (root of podman's user
 		# namespace) makes itself and starts runc init from.
@@ -280,7 +280,7 @@ assert_joined_refusal() {
 	run rpodman 2 --hooks-dir "$PODMAN_T/hooks.d" run --rm "${RUN_OPTS[@]}" \
 		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
 	assert_status 0
-	assert_probes 2
+	assert_memfd_level 2
 	assert_rootless_clean
 }
 
@@ -306,7 +306,7 @@ assert_served() {
 	run rpodman 0 run --rm "${RUN_OPTS[@]}" --annotation "$(annotation 2)" \
 		"$PODMAN_IMAGE" sh -c "$PROBES"
 	assert_status 0
-	assert_probes 2
+	assert_memfd_level 2
 	assert_served 2
 	assert_rootless_clean
 }
@@ -318,7 +318,7 @@ assert_served() {
 	run rpodman 0 --hooks-dir "$PODMAN_T/hooks.d" run --rm "${RUN_OPTS[@]}" \
 		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
 	assert_status 0
-	assert_probes 2
+	assert_memfd_level 2
 	assert_served 2
 	assert_rootless_clean
 }

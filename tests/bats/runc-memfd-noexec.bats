@@ -151,36 +151,6 @@ USERNS='.linux.namespaces += [{"type": "user"}] |
 
 # ---- assertions ------------------------------------------------------------
 
-# assert_inside LEVEL [TEXT]: the probes' lines (TEXT, else $output) show a
-# PID namespace at vm.memfd_noexec=LEVEL.
-assert_inside() {
-	local text="${2:-$output}" want
-	local -a wants
-	local seals='seals=0x[0-9a-f]+'
-	case "$1" in
-	2) wants=("memfdprobe: level=2"
-		"memfdprobe: flags=none result=ok mode=0666 $seals exec_seal=yes"
-		"memfdprobe: flags=exec result=EACCES"
-		"memfdprobe: flags=exec-run result=EACCES") ;;
-	1) wants=("memfdprobe: level=1"
-		"memfdprobe: flags=none result=ok mode=0666 $seals exec_seal=yes"
-		"memfdprobe: flags=exec result=ok mode=0777 $seals exec_seal=no"
-		"memfdprobe: flags=exec-run result=ok exec=ok") ;;
-	0) wants=("memfdprobe: level=0"
-		"memfdprobe: flags=none result=ok mode=0777 $seals exec_seal=no"
-		"memfdprobe: flags=exec result=ok mode=0777 $seals exec_seal=no"
-		"memfdprobe: flags=exec-run result=ok exec=ok") ;;
-	*) echo "assert_inside: bad level '$1'" >&2; return 1 ;;
-	esac
-	for want in "${wants[@]}"; do
-		grep -qxE -- "$want" <<<"$text" || {
-			echo "expected a line '$want' from inside the container, in:" >&2
-			echo "$text" >&2
-			return 1
-		}
-	done
-}
-
 # assert_line_re ERE [TEXT]: some line of TEXT (else $output) matches.
 assert_line_re() {
 	grep -qE -- "$1" <<<"${2:-$output}" || {
@@ -236,7 +206,7 @@ assert_nothing_left() {
 	bundle b '.annotations.memfd_noexec = "2"'
 	run at_level --proc 0 "$T/runc" --debug run -b "$T/b" "$ID"
 	assert_status 0
-	assert_inside 2
+	assert_memfd_level 2
 	assert_line_re "$(nsexec_msg debug 'set 2 \(was 0\)')"
 	assert_nothing_left
 }
@@ -246,7 +216,7 @@ assert_nothing_left() {
 	bundle b '.annotations.memfd_noexec = "1"'
 	run at_level --proc 0 "$T/runc" --debug run -b "$T/b" "$ID"
 	assert_status 0
-	assert_inside 1
+	assert_memfd_level 1
 	assert_line_re "$(nsexec_msg debug 'set 1 \(was 0\)')"
 }
 
@@ -255,7 +225,7 @@ assert_nothing_left() {
 	bundle b '.'
 	run at_level --proc 0 "$T/runc" --debug run -b "$T/b" "$ID"
 	assert_status 0
-	assert_inside 0
+	assert_memfd_level 0
 	refute_line_re 'vm\.memfd_noexec'
 }
 
@@ -279,12 +249,12 @@ assert_nothing_left() {
 	assert_status 0
 	# The container's root is host uid 100000; its init saw level 2 ...
 	assert_line_re '^ +0 +100000 +65536$' "$(cat "$T/init.out")"
-	assert_inside 2 "$(cat "$T/init.out")"
+	assert_memfd_level 2 "$(cat "$T/init.out")"
 	assert_line_re "$(nsexec_msg debug 'set 2 \(was 0\)')" "$(cat "$T/create.log")"
 	# ... and so does a process that runc exec adds, whose runc init is
 	# not sent the level (only the container's init is).
 	local exec_out="${output#*---- exec}"
-	assert_inside 2 "$exec_out"
+	assert_memfd_level 2 "$exec_out"
 	assert_line_re '^ +0 +100000 +65536$' "$exec_out"
 	refute_line_re 'vm\.memfd_noexec: (applying|set)' "$exec_out"
 	# The leftover check below knows where the cgroups are.
@@ -337,13 +307,13 @@ BAD_VALUES=(
 	bundle b '.linux.sysctl["vm.memfd_noexec"] = "2"'
 	run at_level --proc 0 "$T/runc" --debug run -b "$T/b" "$ID"
 	assert_status 0
-	assert_inside 2
+	assert_memfd_level 2
 	assert_line_re "$(nsexec_msg debug 'set 2 \(was 0\)')"
 	# runc's '/' spelling, with an annotation that agrees.
 	bundle b '.linux.sysctl["vm/memfd_noexec"] = "1" | .annotations.memfd_noexec = "1"'
 	run at_level --proc 0 "$T/runc" --debug run -b "$T/b" "$ID"
 	assert_status 0
-	assert_inside 1
+	assert_memfd_level 1
 }
 
 @test "linux.sysctl and the annotation disagreeing fails" {
@@ -396,7 +366,7 @@ BAD_VALUES=(
 		.linux.namespaces |= map(select(.type != "pid"))'
 	run at_level --proc 2 "$T/runc" run -b "$T/b" "$ID"
 	assert_status 0
-	assert_inside 2
+	assert_memfd_level 2
 	assert_line_re "$(nsexec_msg warning 'joined a namespace already at 2 \(asked for 2\)')"
 	# By path, as a pod's container joins its sandbox (shareProcessNamespace).
 	bundle b '.annotations.memfd_noexec = "1"'
@@ -408,7 +378,7 @@ BAD_VALUES=(
 		"$T/runc" run -b "$T/b" "$ID"
 		kill $!'
 	assert_status 0
-	assert_inside 2
+	assert_memfd_level 2
 	assert_line_re "$(nsexec_msg warning 'joined a namespace already at 2 \(asked for 1\)')"
 	assert_nothing_left
 }
@@ -425,7 +395,7 @@ BAD_VALUES=(
 	bundle b ".annotations.memfd_noexec = \"2\" | .process.capabilities.bounding += [\"CAP_SYS_ADMIN\"] | $USERNS"
 	run at_level --proc 0 "$T/runc" run -b "$T/b" "$ID"
 	assert_status 0
-	assert_inside 2
+	assert_memfd_level 2
 	assert_nothing_left
 }
 
@@ -479,8 +449,8 @@ assert_served() {
 		"$T/runc" exec "$ID" /bin/sh -c "$PROBE" 2>&1
 		"$T/runc" delete -f "$ID"'
 	assert_status 0
-	assert_inside 2 "$(cat "$T/init.out")"
-	assert_inside 2 "${output#*---- exec}"
+	assert_memfd_level 2 "$(cat "$T/init.out")"
+	assert_memfd_level 2 "${output#*---- exec}"
 	assert_line_re "$(nsexec_msg debug 'set 2 \(was 0\)')" "$(cat "$T/create.log")"
 	assert_served 2 ok
 	[ "$(host_level)" = "$HOST_LEVEL_BEFORE" ]
@@ -494,13 +464,13 @@ assert_served() {
 	bundle b '.annotations.memfd_noexec = "1"'
 	run at_level --proc 0 "$T/runc" run -b "$T/b" "$ID"
 	assert_status 0
-	assert_inside 1
+	assert_memfd_level 1
 	assert_served 1 ok
 	# Below the inherited level nothing is asked: the stricter level stays.
 	bundle b '.annotations.memfd_noexec = "0"'
 	run at_level --proc 1 "$T/runc" run -b "$T/b" "$ID"
 	assert_status 0
-	assert_inside 1
+	assert_memfd_level 1
 	assert_line_re "$(nsexec_msg warning 'kept stricter inherited 1 \(asked for 0\)')"
 	[ "$(grep -c 'raise' "$T/serve.log")" -eq 1 ]
 	assert_nothing_left
@@ -515,7 +485,7 @@ assert_served() {
 	MEMFD_NOEXEC="$U_MEMFD_NOEXEC" add_hook "$T/b/config.json"
 	run at_level --proc 0 "$T/runc" run -b "$T/b" "$ID"
 	assert_status 0
-	assert_inside 2
+	assert_memfd_level 2
 	assert_served 2 ok
 	assert_nothing_left
 }
@@ -540,12 +510,12 @@ assert_served() {
 	bundle b '.annotations.memfd_noexec = "1"'
 	run at_level --proc 2 "$T/runc" run -b "$T/b" "$ID"
 	assert_status 0
-	assert_inside 2
+	assert_memfd_level 2
 	assert_line_re "$(nsexec_msg warning 'kept stricter inherited 2 \(asked for 1\)')"
 	bundle b '.annotations.memfd_noexec = "2"'
 	run at_level --proc 2 "$T/runc" --debug run -b "$T/b" "$ID"
 	assert_status 0
-	assert_inside 2
+	assert_memfd_level 2
 	assert_line_re "$(nsexec_msg debug 'already 2')"
 }
 
@@ -554,7 +524,7 @@ assert_served() {
 	bundle b '.annotations.memfd_noexec = "0"'
 	run at_level --proc 1 "$T/runc" run -b "$T/b" "$ID"
 	assert_status 0
-	assert_inside 1
+	assert_memfd_level 1
 	assert_line_re "$(nsexec_msg warning 'kept stricter inherited 1 \(asked for 0\)')"
 	refute_line_re 'level=debug'
 }
@@ -613,7 +583,7 @@ requires_hook() {
 	add_hook "$T/b/config.json"
 	run at_level --proc 0 "$T/runc" run -b "$T/b" "$ID"
 	assert_status 0
-	assert_inside 2
+	assert_memfd_level 2
 	assert_nothing_left
 }
 

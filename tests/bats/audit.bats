@@ -257,21 +257,7 @@ check_helper() {
 # ([setpriv to $TEST_USER] BINARY --root $STATE).
 runc_as() {
 	MODE="$1"
-	local -a cmd=()
-	if [ "$MODE" = rootless ]; then
-		chown "$TEST_USER:" "$STATE" "$T/xdg"
-		cmd+=(setpriv "--reuid=$TEST_USER" "--regid=$TEST_USER"
-			--init-groups --inh-caps=-all --
-			env "XDG_RUNTIME_DIR=$T/xdg" "HOME=$T/xdg")
-	fi
-	cmd+=("$2" --root "$STATE")
-	{
-		echo '#!/bin/bash'
-		printf 'exec'
-		printf ' %q' "${cmd[@]}"
-		printf ' "$@"\n'
-	} >"$T/runc"
-	chmod 755 "$T/runc"
+	write_runc "$2"
 }
 
 # bundle FILTER: $T/b/config.json for MODE, running sleep, with the jq

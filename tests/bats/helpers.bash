@@ -187,6 +187,29 @@ RUNC="${RUNC:-$REPO_ROOT/build/runc}"
 
 # ---- shared by the runc suites ------------------------------------------------
 
+# write_runc RUNC [PREFIX...]: writes $T/runc, the runc command of a test
+# for MODE (rootful or rootless): PREFIX (a fakekernel wrapper, say), then
+# for rootless setpriv to $TEST_USER with $T/xdg, then RUNC --root $STATE.
+write_runc() {
+	local runc="$1"
+	shift
+	local -a cmd=("$@")
+	if [ "$MODE" = rootless ]; then
+		chown "$TEST_USER:" "$STATE" "$T/xdg"
+		cmd+=(setpriv "--reuid=$TEST_USER" "--regid=$TEST_USER"
+			--init-groups --inh-caps=-all --
+			env "XDG_RUNTIME_DIR=$T/xdg" "HOME=$T/xdg")
+	fi
+	cmd+=("$runc" --root "$STATE")
+	{
+		echo '#!/bin/bash'
+		printf 'exec'
+		printf ' %q' "${cmd[@]}"
+		printf ' "$@"\n'
+	} >"$T/runc"
+	chmod 755 "$T/runc"
+}
+
 # plain_runc ARGS...: $RUNC with the test's state dir ($STATE) for MODE
 # (rootful, or rootless as $TEST_USER with $T/xdg), without fakekernel;
 # for teardown and the leftover checks of the runc suites.

@@ -105,21 +105,7 @@ teardown() {
 # rootless; RUNC_BINARY defaults to the patched runc.
 as() {
 	MODE="$1"
-	local -a cmd=()
-	if [ "$MODE" = rootless ]; then
-		chown "$TEST_USER:" "$STATE" "$T/xdg"
-		cmd+=(setpriv "--reuid=$TEST_USER" "--regid=$TEST_USER"
-			--init-groups --inh-caps=-all --
-			env "XDG_RUNTIME_DIR=$T/xdg" "HOME=$T/xdg")
-	fi
-	cmd+=("${2:-$RUNC}" --root "$STATE")
-	{
-		echo '#!/bin/bash'
-		printf 'exec'
-		printf ' %q' "${cmd[@]}"
-		printf ' "$@"\n'
-	} >"$T/runc"
-	chmod 755 "$T/runc"
+	write_runc "${2:-$RUNC}"
 }
 
 # bundle NAME FILTER [ARGS...]: $T/NAME/config.json for MODE, running ARGS

@@ -101,20 +101,7 @@ as() {
 	[ -z "$KERNEL" ] || cmd+=("--kernel=$KERNEL")
 	[ -z "${3:-}" ] || cmd+=("--fail=$3")
 	[ -z "$KERNEL$3" ] || cmd+=(--)
-	if [ "$MODE" = rootless ]; then
-		chown "$TEST_USER:" "$STATE" "$T/xdg"
-		cmd+=(setpriv "--reuid=$TEST_USER" "--regid=$TEST_USER"
-			--init-groups --inh-caps=-all --
-			env "XDG_RUNTIME_DIR=$T/xdg" "HOME=$T/xdg")
-	fi
-	cmd+=("$RUNC" --root "$STATE")
-	{
-		echo '#!/bin/bash'
-		printf 'exec'
-		printf ' %q' "${cmd[@]}"
-		printf ' "$@"\n'
-	} >"$T/runc"
-	chmod 755 "$T/runc"
+	write_runc "$RUNC" "${cmd[@]}"
 }
 
 # bundle NAME ARGS...: $T/NAME/config.json for MODE, running ARGS.

@@ -19,10 +19,10 @@ fi
 cmake -S "$REPO" -B "$BUILD" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$BUILD" -j"$(nproc)" >/dev/null
 
-SEALEXEC="$BUILD/cloned_binary/sealexec"
+SEALEXEC="$BUILD/sealexec/sealexec"
 SELFCHECK="$BUILD/tests/helpers/selfcheck"
 FAKEKERNEL="$BUILD/tests/fakekernel/fakekernel"
-MN="$BUILD/nsexec/memfd-noexec"
+MN="$BUILD/memfd-noexec/memfd-noexec"
 HOST_BEFORE="$(cat /proc/sys/vm/memfd_noexec 2>/dev/null || echo absent)"
 
 seal_names() {

@@ -10,7 +10,7 @@ set -euo pipefail
 
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 BUILD="${BUILD_DIR:-$REPO/build}"
-MN="$BUILD/nsexec/memfd-noexec"
+MN="$BUILD/memfd-noexec/memfd-noexec"
 USER_NAME=cbtest
 SOCK=/run/memfd-noexec.sock
 

@@ -8,7 +8,7 @@ set -euo pipefail
 
 REPO="$(cd "$(dirname "$0")/../.." && pwd)"
 BUILD="${BUILD_DIR:-$REPO/build}"
-MN="$BUILD/nsexec/memfd-noexec"
+MN="$BUILD/memfd-noexec/memfd-noexec"
 PROBE="$BUILD/tests/helpers/memfdprobe"
 
 echo "== memfd-noexec status (the host) =="

@@ -16,9 +16,9 @@
 #              must never be installed or shipped.
 #
 # Steps: copy RUNC_SRC into a private GOPATH under build/runc-src/ (wiped
-# every run), delete runc's cloned_binary.c there, copy our loader,
-# common/, nsexec/'s vm.memfd_noexec rules, policy/'s parser and
-# contrib/runc/runc_loader_shim.c into libcontainer/nsenter/, copy our new
+# every run), delete runc's cloned_binary.c there, copy the library
+# folders cloned_binary/, common/, nsexec/ and policy/ whole, with
+# contrib/runc/runc_loader_shim.c, into libcontainer/nsenter/, copy our new
 # Go files (contrib/runc/go/) to their places, apply
 # contrib/runc/patches/*.patch in order (any patch that does not apply
 # exactly is fatal), then go build in GOPATH mode against Debian's
@@ -97,17 +97,14 @@ rm -f "$DEST/runc"
 # Replace runc's loader.  Nothing else in runc uses the symbols it defined
 # (ensure_cloned_binary, memfd_create) or its _LIBCONTAINER_CLONED_BINARY
 # variable; runc_loader_shim.c provides ensure_cloned_binary().  cgo
-# compiles every .c file of the package, so the library sources (not the
-# tools) go flat into libcontainer/nsenter/: the loader, common/, nsexec/'s
-# vm.memfd_noexec rules (no libcap needed) and policy/'s parser of
-# config.json (the one yajl user).  Never overwrite a file of runc's.
+# compiles every .c file of the package, so the library folders go flat
+# into libcontainer/nsenter/, whole: the loader (cloned_binary/), common/,
+# nsexec/ (the vm.memfd_noexec rules and the service client) and policy/
+# (the config.json parser, the one yajl user).  The programs live in
+# folders of their own and are never copied.  Never overwrite a file of
+# runc's, nor one of ours with another of the same name.
 rm -f "$NSENTER/cloned_binary.c"
-for f in "$TOP"/cloned_binary/*.[ch] "$TOP"/common/*.[ch] "$HERE/runc_loader_shim.c" \
-	"$TOP"/nsexec/{nsexec.h,apply.c,helper.[ch],pidns.[ch],service.h,service-client.c} \
-	"$TOP"/policy/{policy.h,policy-internal.h,config.c,json_reader.[ch],message.[ch]}; do
-	case "$(basename "$f")" in
-	sealexec.c) continue ;; # a tool, with its own main()
-	esac
+for f in "$TOP"/{cloned_binary,common,nsexec,policy}/*.[ch] "$HERE/runc_loader_shim.c"; do
 	[ ! -e "$NSENTER/$(basename "$f")" ] || die "$RUNC_SRC already has libcontainer/nsenter/$(basename "$f")"
 	cp "$f" "$NSENTER/"
 done

@@ -20,7 +20,7 @@
 #                             own defaults (N, if given, for each)
 #
 #   STOCK=/usr/sbin/runc  PATCHED=<repo>/build/runc  TEST_USER=cbtest
-#   MEMFD_NOEXEC=<repo>/build/nsexec/memfd-noexec
+#   MEMFD_NOEXEC=<repo>/build/memfd-noexec/memfd-noexec
 #
 # Every run happens in a new PID namespace (with its own /proc) whose
 # vm.memfd_noexec is set there; the initial namespace's value is never
@@ -35,7 +35,7 @@ STOCK=${STOCK:-/usr/sbin/runc}
 PATCHED=${PATCHED:-$TOP/build/runc}
 TEST_USER=${TEST_USER:-cbtest}
 BUNDLE=$TOP/build/bundle-compare
-MEMFD_NOEXEC=${MEMFD_NOEXEC:-$TOP/build/nsexec/memfd-noexec}
+MEMFD_NOEXEC=${MEMFD_NOEXEC:-$TOP/build/memfd-noexec/memfd-noexec}
 
 die() {
 	echo "compare.sh: $*" >&2

@@ -7,8 +7,8 @@
  * so that the container can never reach the host's runc binary through
  * /proc/self/exe (CVE-2019-5736).  contrib/runc/build.sh deletes runc's
  * libcontainer/nsenter/cloned_binary.c and copies this file, together with
- * the loader (cloned_binary/) and common/, into that directory in its
- * place.  runc's bind-mount clone (rootful) and its memfd clone (which
+ * the library folders (cloned_binary/, common/, nsexec/, policy/), into
+ * that directory in its place.  runc's bind-mount clone (rootful) and its memfd clone (which
  * vm.memfd_noexec >= 1 breaks) are both gone; every caller gets our loader.
  *
  * The loader's debug markers ("cloned_binary: using memfd-exec") and its

@@ -18,7 +18,7 @@ USER_BIN="${STAGED_USER_BIN:-}"
 BUNDLE_DIR="${STAGED_BUNDLE_DIR:-$BUILD_DIR/bundle-audit}"
 ROOTFS="$BUNDLE_DIR/rootfs"
 STOCK_RUNC=/usr/sbin/runc
-MN="${STAGED_MN:-$BUILD_DIR/nsexec/memfd-noexec}"
+MN="${STAGED_MN:-$BUILD_DIR/memfd-noexec/memfd-noexec}"
 HELPERS="$BUILD_DIR/tests/helpers"
 export MN HELPERS
 

@@ -17,7 +17,7 @@
 # namespace to empty.  Never use the daemon's --pidfile from the host: it
 # holds the PID inside the namespace, which is 1.
 
-MEMFD_NOEXEC="$BUILD_DIR/nsexec/memfd-noexec"
+MEMFD_NOEXEC="$BUILD_DIR/memfd-noexec/memfd-noexec"
 STOCK_RUNC=/usr/sbin/runc
 RUNC_DEBUG_WRAPPER="$REPO_ROOT/contrib/containerd/runc-debug"
 # Which method the loader must report: the overlay, at every level.

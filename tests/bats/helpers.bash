@@ -9,7 +9,7 @@
 REPO_ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
 BUILD_DIR="${BUILD_DIR:-$REPO_ROOT/build}"
 BUILD_DIR="$(cd "$BUILD_DIR" 2>/dev/null && pwd || echo "$BUILD_DIR")"
-SEALEXEC="$BUILD_DIR/cloned_binary/sealexec"
+SEALEXEC="$BUILD_DIR/sealexec/sealexec"
 SELFCHECK="$BUILD_DIR/tests/helpers/selfcheck"
 ATTACK="$BUILD_DIR/tests/helpers/cbtest-attack"
 ENSURE_HELPER="$BUILD_DIR/tests/helpers/ensure-helper"
@@ -74,7 +74,7 @@ stage_user_binaries() {
 	chmod 0755 "$USER_BIN"
 	local b
 	for b in "$SEALEXEC" "$SELFCHECK" "$ATTACK" "$FAKEKERNEL" "$ENSURE_HELPER" \
-		"$BUILD_DIR/nsexec/memfd-noexec" "$BUILD_DIR/tests/helpers/memfdprobe"; do
+		"$BUILD_DIR/memfd-noexec/memfd-noexec" "$BUILD_DIR/tests/helpers/memfdprobe"; do
 		[ -e "$b" ] && install -m 0755 "$b" "$USER_BIN/"
 	done
 	U_SEALEXEC="$USER_BIN/sealexec"
@@ -241,7 +241,7 @@ no_default_service() {
 # logging to LOG; sets DEFAULT_SERVE_PID.
 start_default_service() {
 	no_default_service || return 1
-	"$BUILD_DIR/nsexec/memfd-noexec" serve 2>"$1" 3>&- &
+	"$BUILD_DIR/memfd-noexec/memfd-noexec" serve 2>"$1" 3>&- &
 	DEFAULT_SERVE_PID=$!
 	local i
 	for i in $(seq 100); do

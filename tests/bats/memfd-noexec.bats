@@ -6,7 +6,7 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-MEMFD_NOEXEC="$BUILD_DIR/nsexec/memfd-noexec"
+MEMFD_NOEXEC="$BUILD_DIR/memfd-noexec/memfd-noexec"
 MEMFDPROBE="$BUILD_DIR/tests/helpers/memfdprobe"
 
 setup_file() {

@@ -56,8 +56,8 @@ podman_requires() {
 			# For teardown: clean up the rootless roots too.
 			PODMAN_ROOTLESS_USED=1 ;;
 		hook)
-			[ -x "$BUILD_DIR/nsexec/memfd-noexec" ] ||
-				missing "memfd-noexec at $BUILD_DIR/nsexec/memfd-noexec" || return 1 ;;
+			[ -x "$BUILD_DIR/memfd-noexec/memfd-noexec" ] ||
+				missing "memfd-noexec at $BUILD_DIR/memfd-noexec/memfd-noexec" || return 1 ;;
 		patched-runc)
 			[ -x "$RUNC" ] ||
 				missing "the patched runc at $RUNC (contrib/runc/build.sh)" || return 1 ;;
@@ -229,8 +229,8 @@ podman_stage() {
 	local d="$PODMAN_T"
 	mkdir -p "$d/bin" "$d/hooks-none.d" "$d/rootful/stock" \
 		"$d/rootful/patched" "$d/rootful/runc-state" "$d/rootless-bin"
-	[ ! -x "$BUILD_DIR/nsexec/memfd-noexec" ] ||
-		install -m 0755 "$BUILD_DIR/nsexec/memfd-noexec" "$d/bin/memfd-noexec"
+	[ ! -x "$BUILD_DIR/memfd-noexec/memfd-noexec" ] ||
+		install -m 0755 "$BUILD_DIR/memfd-noexec/memfd-noexec" "$d/bin/memfd-noexec"
 	[ ! -x "$RUNC" ] || install -m 0755 "$RUNC" "$d/bin/runc"
 	# A hook that logs each call, then is memfd-noexec.
 	cat >"$d/bin/hook-logger" <<EOF

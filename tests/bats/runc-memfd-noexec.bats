@@ -8,7 +8,7 @@
 #    parser first; nsexec's stage-0 applies the level to the container's
 #    PID namespace before stage-2 runs.
 #  - Debian's stock /usr/sbin/runc with the `memfd-noexec hook` (BUILD_DIR/
-#    nsexec/memfd-noexec) as a prestart hook in config.json (a stock runc
+#    memfd-noexec/memfd-noexec) as a prestart hook in config.json (a stock runc
 #    reads no hooks.d; podman.bats tests the hooks.d file through podman).
 #
 # Every runc runs inside `at_level --proc N` (a child PID namespace set to
@@ -27,7 +27,7 @@ USER_BIN="${STAGED_USER_BIN:-}"
 BUNDLE_DIR="${STAGED_BUNDLE_DIR:-$BUILD_DIR/bundle-runc-memfd-noexec}"
 ROOTFS="$BUNDLE_DIR/rootfs"
 STOCK_RUNC=/usr/sbin/runc
-MEMFD_NOEXEC="$BUILD_DIR/nsexec/memfd-noexec"
+MEMFD_NOEXEC="$BUILD_DIR/memfd-noexec/memfd-noexec"
 
 # What the container runs: its user namespace mapping, then the probes.
 PROBE='cat /proc/self/uid_map; for m in level none exec exec-run; do memfdprobe $m; done'

@@ -8,7 +8,7 @@
 bats_require_minimum_version 1.5.0
 load helpers
 
-MEMFD_NOEXEC="$BUILD_DIR/nsexec/memfd-noexec"
+MEMFD_NOEXEC="$BUILD_DIR/memfd-noexec/memfd-noexec"
 MEMFDPROBE="$BUILD_DIR/tests/helpers/memfdprobe"
 CLIENT="$BUILD_DIR/tests/helpers/serve-client"
 # The second unprivileged user, for "user A names user B's container".

@@ -129,7 +129,7 @@ bench_runc() {
 # bench_in_pidns CMD...: CMD as root in a new PID namespace with its own
 # /proc, at vm.memfd_noexec 0 set there (never in the initial namespace).
 bench_in_pidns() {
-	"$BENCH_TOP/build/nsexec/memfd-noexec" run --level 0 --proc -- "$@"
+	"$BENCH_TOP/build/memfd-noexec/memfd-noexec" run --level 0 --proc -- "$@"
 }
 
 # bench_method MODE ARM: the loader's marker from one `runc --debug

@@ -1,6 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# Runs the policy fuzzer (policy/fuzz_policy.c) built in BUILD_DIR by
+# Runs the policy fuzzer (tests/fuzz/fuzz_policy.c) built in BUILD_DIR by
 #   cmake -S . -B build-fuzz -DENABLE_FUZZ=ON -DCMAKE_C_COMPILER=clang
 #   cmake --build build-fuzz --target fuzz_policy
 #
@@ -23,7 +23,7 @@ usage() {
 [ $# -ge 2 ] || usage
 BUILD_DIR="$(cd "$1" 2>/dev/null && pwd)" ||
 	{ echo "fuzz: no build directory $1; build it first (see $0)" >&2; exit 2; }
-FUZZER="$BUILD_DIR/policy/fuzz_policy"
+FUZZER="$BUILD_DIR/tests/fuzz/fuzz_policy"
 [ -x "$FUZZER" ] || {
 	echo "fuzz: $FUZZER is missing; configure with -DENABLE_FUZZ=ON -DCMAKE_C_COMPILER=clang and build the fuzz_policy target" >&2
 	exit 2

@@ -17,7 +17,7 @@
 struct cb_ctx {
 	const struct cloned_binary_options *opts; /* never NULL */
 	struct mt_features f;			  /* all false unless probed */
-	bool probed; /* f holds the options' features or the probe */
+	bool probed;				  /* f holds the options' features or the probe */
 	struct mt_error **err;
 };
 
@@ -28,8 +28,8 @@ struct cb_ctx {
  * runtime's helper that already runs from its clone, and the overlay
  * method, which finds out by trying, do without it.
  */
-void cb_ctx_init(struct cb_ctx *c, const struct cloned_binary_options *opts,
-		 struct mt_error **err, bool probe);
+void cb_ctx_init(struct cb_ctx *c, const struct cloned_binary_options *opts, struct mt_error **err,
+		 bool probe);
 void cb_ctx_probe(struct cb_ctx *c);
 
 /* A debug marker, when the options ask for them.  Keeps errno. */
@@ -47,16 +47,14 @@ int cb_copy_checked(int dst, int src, size_t size);
  * without x bits): only then may the caller fall back to a file.
  */
 int cb_clone_memfd(const struct cb_ctx *c, int src, size_t size,
-		   enum cloned_binary_method *ret_method, int *ret_fd,
-		   bool *ret_policy_refused);
+		   enum cloned_binary_method *ret_method, int *ret_fd, bool *ret_policy_refused);
 
 /*
  * The overlay method (overlay.c): the binary itself, opened from a
  * detached read-only overlayfs.  Returns 0 and an O_PATH fd, or -errno
  * with the reason to fall back in why.
  */
-int cb_clone_overlay(const struct cb_ctx *c, int src, int *ret_fd, char *why,
-		     size_t why_size);
+int cb_clone_overlay(const struct cb_ctx *c, int src, int *ret_fd, char *why, size_t why_size);
 
 /* 1 if fd is a file on a detached, read-only overlayfs that refuses writes
  * (EROFS), 0 if not, -errno. */

@@ -32,8 +32,8 @@ extern char **environ;
 
 /* ---- context, debug markers, errors -------------------------------------- */
 
-void cb_ctx_init(struct cb_ctx *c, const struct cloned_binary_options *opts,
-		 struct mt_error **err, bool probe)
+void cb_ctx_init(struct cb_ctx *c, const struct cloned_binary_options *opts, struct mt_error **err,
+		 bool probe)
 {
 	static const struct cloned_binary_options defaults = {};
 
@@ -137,13 +137,11 @@ static int clone_overlay_first(const struct cb_ctx *c, int src, int *ret_fd)
 	r = cb_clone_overlay(c, src, ret_fd, why, sizeof(why));
 	if (r == 0)
 		return 0;
-	cb_debug(c, "cloned_binary: overlay not possible (%s), falling back",
-		 why);
+	cb_debug(c, "cloned_binary: overlay not possible (%s), falling back", why);
 	if (c->opts->request == CLONED_BINARY_REQUEST_OVERLAY)
-		return mt_error_set(c->err, r,
-				    "Failed to open the binary from a detached "
-				    "overlayfs (overlay): %s",
-				    why);
+		return mt_error_set(
+			c->err, r,
+			"Failed to open the binary from a detached overlayfs (overlay): %s", why);
 	return r;
 }
 
@@ -152,30 +150,27 @@ static int clone_overlay_first(const struct cb_ctx *c, int src, int *ret_fd)
  * *ret_fallback when a file may be tried instead.
  */
 static int clone_memfd_or_not(const struct cb_ctx *c, int src, size_t size,
-			      enum cloned_binary_method *ret_method,
-			      int *ret_fd, bool *ret_fallback)
+			      enum cloned_binary_method *ret_method, int *ret_fd,
+			      bool *ret_fallback)
 {
 	*ret_fallback = true;
 	if (!c->f.memfd_create)
-		return mt_error_set(c->err, -ENOSYS,
-				    "Failed to create a memfd: this kernel has "
-				    "no memfd_create() (Linux 3.17 or later)");
+		return mt_error_set(
+			c->err, -ENOSYS,
+			"Failed to create a memfd: this kernel has no memfd_create() (Linux 3.17 or later)");
 	/* Honour the namespace's policy even on 6.3-6.5.2, where MFD_EXEC
 	 * slipped past it: at 2, no memfd is tried at all. */
 	if (c->f.memfd_noexec && mt_memfd_noexec_read() == 2) {
-		cb_debug(c, "cloned_binary: vm.memfd_noexec=2 here, not "
-			    "trying a memfd");
-		return mt_error_set(c->err, -EACCES,
-				    "Refusing to make an executable memfd: "
-				    "vm.memfd_noexec=2 in this PID namespace "
-				    "forbids it (use the file methods)");
+		cb_debug(c, "cloned_binary: vm.memfd_noexec=2 here, not trying a memfd");
+		return mt_error_set(
+			c->err, -EACCES,
+			"Refusing to make an executable memfd: vm.memfd_noexec=2 in this PID namespace forbids it (use the file methods)");
 	}
 	return cb_clone_memfd(c, src, size, ret_method, ret_fd, ret_fallback);
 }
 
 int cloned_binary_clone(int src_fd, const struct cloned_binary_options *opts,
-			enum cloned_binary_method *ret_method, int *ret_fd,
-			struct mt_error **err)
+			enum cloned_binary_method *ret_method, int *ret_fd, struct mt_error **err)
 {
 	enum cloned_binary_method m = CLONED_BINARY_METHOD_AUTO;
 	struct cb_ctx c;
@@ -186,10 +181,10 @@ int cloned_binary_clone(int src_fd, const struct cloned_binary_options *opts,
 	if (fstat(src_fd, &st) < 0)
 		return cb_fail(&c, negative_errno(), "stat the source binary");
 	if (!S_ISREG(st.st_mode))
-		return mt_error_set(err, -EINVAL,
-				    "Refusing the source binary: it is not a "
-				    "regular file (mode %06o)",
-				    (unsigned)st.st_mode);
+		return mt_error_set(
+			err, -EINVAL,
+			"Refusing the source binary: it is not a regular file (mode %06o)",
+			(unsigned)st.st_mode);
 
 	if (c.opts->request == CLONED_BINARY_REQUEST_AUTO ||
 	    c.opts->request == CLONED_BINARY_REQUEST_OVERLAY) {
@@ -204,15 +199,12 @@ int cloned_binary_clone(int src_fd, const struct cloned_binary_options *opts,
 	if (c.opts->request != CLONED_BINARY_REQUEST_TMPFILE) {
 		bool fallback;
 
-		r = clone_memfd_or_not(&c, src_fd, (size_t)st.st_size, &m, &fd,
-				       &fallback);
+		r = clone_memfd_or_not(&c, src_fd, (size_t)st.st_size, &m, &fd, &fallback);
 		if (r == 0)
 			goto done;
 		if (c.opts->request == CLONED_BINARY_REQUEST_MEMFD || !fallback)
 			return r;
-		cb_debug(&c,
-			 "cloned_binary: memfd not possible (%s), falling "
-			 "back to a file",
+		cb_debug(&c, "cloned_binary: memfd not possible (%s), falling back to a file",
 			 strerror(-r));
 	}
 
@@ -221,8 +213,7 @@ int cloned_binary_clone(int src_fd, const struct cloned_binary_options *opts,
 		return r;
 done:
 	mt_error_free(err); /* a memfd refusal that the file made moot */
-	cb_debug(&c, "cloned_binary: using %s",
-		 cloned_binary_method_to_string(m));
+	cb_debug(&c, "cloned_binary: using %s", cloned_binary_method_to_string(m));
 	*ret_method = m;
 	*ret_fd = fd;
 	return 0;
@@ -235,8 +226,7 @@ static bool is_on_overlay(int fd)
 {
 	struct statfs sfs;
 
-	return fstatfs(fd, &sfs) == 0 &&
-	       (unsigned long)sfs.f_type == OVERLAYFS_SUPER_MAGIC;
+	return fstatfs(fd, &sfs) == 0 && (unsigned long)sfs.f_type == OVERLAYFS_SUPER_MAGIC;
 }
 
 /* A memfd, as opposed to a tmpfs file: only memfds carry seals beyond
@@ -283,8 +273,7 @@ int cloned_binary_is_sealed(int fd, const struct cloned_binary_options *opts)
 	/* A file: nothing on disk to overwrite, and the running image is
 	 * protected by the kernel's deny-write, on a filesystem where the
 	 * kernel (not the file's owner) says what mode and links it has. */
-	if (st.st_nlink != 0 || (st.st_mode & 0222) != 0 ||
-	    (st.st_mode & 0111) == 0)
+	if (st.st_nlink != 0 || (st.st_mode & 0222) != 0 || (st.st_mode & 0111) == 0)
 		return 0;
 	return cb_fs_is_trusted((unsigned long)sfs.f_type);
 }
@@ -293,8 +282,7 @@ int cloned_binary_is_sealed(int fd, const struct cloned_binary_options *opts)
  */
 
 int cloned_binary_exec(int fd, char *const argv[], char *const envp[],
-		       const struct cloned_binary_options *opts,
-		       struct mt_error **err)
+		       const struct cloned_binary_options *opts, struct mt_error **err)
 {
 	struct cb_ctx c;
 	char proc[64];
@@ -305,22 +293,18 @@ int cloned_binary_exec(int fd, char *const argv[], char *const envp[],
 	if (r < 0)
 		return cb_fail(&c, r, "verify the clone before exec");
 	if (r == 0)
-		return mt_error_set(err, -ENOEXEC,
-				    "Refusing to execute the clone: it is not "
-				    "sealed (a writable or linked file, or a "
-				    "memfd without its seals)");
+		return mt_error_set(
+			err, -ENOEXEC,
+			"Refusing to execute the clone: it is not sealed (a writable or linked file, or a memfd without its seals)");
 
 	(void)missing_execveat(fd, "", argv, envp, AT_EMPTY_PATH);
 	if (errno != ENOSYS)
-		return cb_fail(&c, negative_errno(),
-			       "execute the sealed clone");
+		return cb_fail(&c, negative_errno(), "execute the sealed clone");
 
-	cb_debug(&c, "cloned_binary: execveat unavailable, executing via "
-		     "/proc/self/fd");
+	cb_debug(&c, "cloned_binary: execveat unavailable, executing via /proc/self/fd");
 	(void)snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	(void)execve(proc, argv, envp);
-	return cb_fail(&c, negative_errno(), "execute the sealed clone via %s",
-		       proc);
+	return cb_fail(&c, negative_errno(), "execute the sealed clone via %s", proc);
 }
 
 /* Reads /proc/self/cmdline into a NULL-terminated argv (one allocation). */
@@ -392,17 +376,16 @@ static int close_runtime_fd(struct cb_ctx *c, int exe, int n)
 	if (fstat(exe, &a) < 0)
 		return cb_fail(c, negative_errno(), "inspect /proc/self/exe");
 	if (fstat(n, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
-		return mt_error_set(c->err, -EBADF,
-				    "Failed to verify the runtime's fd %d of "
-				    "the sealed clone (" REEXEC_ENV "=fd:%d): "
-				    "it is not the file we run from",
-				    n, n);
+		return mt_error_set(
+			c->err, -EBADF,
+			"Failed to verify the runtime's fd %d of the sealed clone (" REEXEC_ENV
+			"=fd:%d): it is not the file we run from",
+			n, n);
 	(void)close(n);
 	return 0;
 }
 
-int cloned_binary_ensure(const struct cloned_binary_options *opts,
-			 struct mt_error **err)
+int cloned_binary_ensure(const struct cloned_binary_options *opts, struct mt_error **err)
 {
 	_cleanup_close_ int exe = -EBADF, clone = -EBADF;
 	_cleanup_free_ char **argv = NULL;
@@ -414,12 +397,11 @@ int cloned_binary_ensure(const struct cloned_binary_options *opts,
 
 	cb_ctx_init(&c, opts, err, false);
 	if (given == -EINVAL)
-		return mt_error_set(err, -EINVAL,
-				    "Invalid " REEXEC_ENV "='%s': allowed are "
-				    "1 and fd:N (N >= 3); it is set only by "
-				    "this library and by runtimes that start "
-				    "a program from its clone",
-				    marker);
+		return mt_error_set(
+			err, -EINVAL,
+			"Invalid " REEXEC_ENV
+			"='%s': allowed are 1 and fd:N (N >= 3); it is set only by this library and by runtimes that start a program from its clone",
+			marker);
 	(void)unsetenv(REEXEC_ENV);
 
 	exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
@@ -438,10 +420,10 @@ int cloned_binary_ensure(const struct cloned_binary_options *opts,
 		return close_runtime_fd(&c, exe, given);
 	}
 	if (marker)
-		return mt_error_set(err, -ELOOP,
-				    "Failed to recognise the sealed clone "
-				    "after one re-exec (" REEXEC_ENV
-				    " was set): not re-executing again");
+		return mt_error_set(
+			err, -ELOOP,
+			"Failed to recognise the sealed clone after one re-exec (" REEXEC_ENV
+			" was set): not re-executing again");
 
 	r = read_cmdline(&argv);
 	if (r < 0)

@@ -107,8 +107,7 @@ struct cloned_binary_options {
  *  any other -errno from memfd_create, open, write, fcntl, fchmod.
  */
 int cloned_binary_clone(int src_fd, const struct cloned_binary_options *opts,
-			enum cloned_binary_method *ret_method, int *ret_fd,
-			struct mt_error **err);
+			enum cloned_binary_method *ret_method, int *ret_fd, struct mt_error **err);
 
 /*
  * Checks that fd is a sealed clone.  A memfd is judged on its seals alone:
@@ -129,8 +128,7 @@ int cloned_binary_is_sealed(int fd, const struct cloned_binary_options *opts);
  * fallback).
  */
 int cloned_binary_exec(int fd, char *const argv[], char *const envp[],
-		       const struct cloned_binary_options *opts,
-		       struct mt_error **err);
+		       const struct cloned_binary_options *opts, struct mt_error **err);
 
 /*
  * For runtimes: unless the running program already runs from a sealed
@@ -150,8 +148,7 @@ int cloned_binary_exec(int fd, char *const argv[], char *const envp[],
  * value of the marker is refused with -EINVAL.
  */
 #define CLONED_BINARY_REEXEC_ENV "_CLONED_BINARY_REEXEC"
-int cloned_binary_ensure(const struct cloned_binary_options *opts,
-			 struct mt_error **err);
+int cloned_binary_ensure(const struct cloned_binary_options *opts, struct mt_error **err);
 
 /*
  * The copy step on its own, exported for the benchmark.  Copies size bytes
@@ -167,7 +164,6 @@ enum cloned_binary_copy {
 	CLONED_BINARY_COPY_SENDFILE,
 	CLONED_BINARY_COPY_READWRITE,
 };
-int cloned_binary_copy(int dst, int src, size_t size,
-		       enum cloned_binary_copy how);
+int cloned_binary_copy(int dst, int src, size_t size, enum cloned_binary_copy how);
 
 #endif

@@ -143,12 +143,10 @@ static int copy_reflink(int dst, int src, size_t size)
 /* The errnos with which a reflink is simply not possible here. */
 static bool reflink_unsupported(int r)
 {
-	return r == -EOPNOTSUPP || r == -EXDEV || r == -EINVAL ||
-	       r == -ENOTTY || r == -ENOSYS;
+	return r == -EOPNOTSUPP || r == -EXDEV || r == -EINVAL || r == -ENOTTY || r == -ENOSYS;
 }
 
-int cloned_binary_copy(int dst, int src, size_t size,
-		       enum cloned_binary_copy how)
+int cloned_binary_copy(int dst, int src, size_t size, enum cloned_binary_copy how)
 {
 	int r;
 

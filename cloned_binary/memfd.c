@@ -39,14 +39,13 @@ static int memfd_seal(const struct cb_ctx *c, int fd, bool *ret_exec_sealed)
 		else if (errno != EINVAL)
 			return negative_errno();
 		else
-			cb_debug(c, "cloned_binary: F_SEAL_EXEC unknown "
-				    "(EINVAL), sealing without it");
+			cb_debug(c,
+				 "cloned_binary: F_SEAL_EXEC unknown (EINVAL), sealing without it");
 	}
 
 	/* Explicitly too: older kernels don't imply them, and F_SEAL_SEAL
 	 * must come last. */
-	if (fcntl(fd, F_ADD_SEALS,
-		  F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
 		return negative_errno();
 
 	/* Never trust F_ADD_SEALS' return value alone: read them back. */
@@ -68,8 +67,7 @@ static bool is_policy_refusal(int r)
 	return r == -EACCES || r == -EPERM || r == -ENOSYS;
 }
 
-static int memfd_open(const struct cb_ctx *c,
-		      enum cloned_binary_method *ret_method, int *ret_fd,
+static int memfd_open(const struct cb_ctx *c, enum cloned_binary_method *ret_method, int *ret_fd,
 		      bool *ret_policy_refused)
 {
 	const unsigned base = MFD_CLOEXEC | MFD_ALLOW_SEALING;
@@ -87,8 +85,7 @@ static int memfd_open(const struct cb_ctx *c,
 			*ret_policy_refused = is_policy_refusal(r);
 			return cb_fail(c, r, "create memfd (memfd-exec)");
 		}
-		cb_debug(c, "cloned_binary: MFD_EXEC unknown (EINVAL), "
-			    "retrying without it");
+		cb_debug(c, "cloned_binary: MFD_EXEC unknown (EINVAL), retrying without it");
 	}
 	fd = missing_memfd_create("cloned_binary", base);
 	if (fd < 0) {
@@ -102,8 +99,7 @@ static int memfd_open(const struct cb_ctx *c,
 }
 
 int cb_clone_memfd(const struct cb_ctx *c, int src, size_t size,
-		   enum cloned_binary_method *ret_method, int *ret_fd,
-		   bool *ret_policy_refused)
+		   enum cloned_binary_method *ret_method, int *ret_fd, bool *ret_policy_refused)
 {
 	_cleanup_close_ int fd = -EBADF;
 	enum cloned_binary_method m = CLONED_BINARY_METHOD_MEMFD;
@@ -124,17 +120,15 @@ int cb_clone_memfd(const struct cb_ctx *c, int src, size_t size,
 	 * exec-sealed: the kernel refuses exec, which is a policy answer. */
 	if ((st.st_mode & 0111) == 0) {
 		*ret_policy_refused = true;
-		return mt_error_set(c->err, -EACCES,
-				    "Failed to get an executable memfd (%s): "
-				    "it came out mode %04o (vm.memfd_noexec "
-				    "is 1 or 2 here)",
-				    name, (unsigned)(st.st_mode & 07777));
+		return mt_error_set(
+			c->err, -EACCES,
+			"Failed to get an executable memfd (%s): it came out mode %04o (vm.memfd_noexec is 1 or 2 here)",
+			name, (unsigned)(st.st_mode & 07777));
 	}
 
 	r = cb_copy_checked(fd, src, size);
 	if (r < 0)
-		return cb_fail(c, r, "copy the binary into the memfd (%s)",
-			       name);
+		return cb_fail(c, r, "copy the binary into the memfd (%s)", name);
 
 	r = memfd_seal(c, fd, &exec_sealed);
 	if (r < 0)

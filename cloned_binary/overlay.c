@@ -93,8 +93,7 @@ struct ovl_target {
 };
 
 /* Where the empty directory may go, after the options' directories. */
-static const char *const default_dirs[] = {"/run", "/tmp", "/var/tmp",
-					   "/dev/shm"};
+static const char *const default_dirs[] = {"/run", "/tmp", "/var/tmp", "/dev/shm"};
 
 /* Appends the decimal n; no stdio (runs in the namespace child). */
 static void append_int(char *buf, size_t len, size_t size, int n)
@@ -129,8 +128,7 @@ static int empty_layer(void)
  * The detached overlay over t's directory and the empty layer open at
  * empty: its mount fd, or -errno with the failed step.
  */
-static int overlay_create(struct ovl_target *t, int empty,
-			  enum ovl_step *ret_step)
+static int overlay_create(struct ovl_target *t, int empty, enum ovl_step *ret_step)
 {
 	_cleanup_close_ int ctx = -EBADF;
 	int fd;
@@ -142,8 +140,7 @@ static int overlay_create(struct ovl_target *t, int empty,
 	if (ctx < 0)
 		return negative_errno();
 	*ret_step = OVL_LOWERDIR;
-	if (missing_fsconfig(ctx, FSCONFIG_SET_STRING, "lowerdir", t->lower,
-			     0) < 0)
+	if (missing_fsconfig(ctx, FSCONFIG_SET_STRING, "lowerdir", t->lower, 0) < 0)
 		return negative_errno();
 	/* Inode numbers as the lower filesystem has them, whatever the
 	 * kernel's CONFIG_OVERLAY_FS_XINO_AUTO: the file is verified by its
@@ -156,8 +153,7 @@ static int overlay_create(struct ovl_target *t, int empty,
 		return negative_errno();
 	*ret_step = OVL_MOUNT;
 	fd = missing_fsmount(ctx, FSMOUNT_CLOEXEC,
-			     MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID |
-				     MOUNT_ATTR_NODEV);
+			     MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
 	return fd < 0 ? negative_errno() : fd;
 }
 
@@ -182,8 +178,7 @@ static void empty_dir_name(char *buf, size_t size)
 
 /* The overlay with a new empty directory in dir as its empty layer; the
  * directory is removed again whatever happens. */
-static int overlay_in_dir(struct ovl_target *t, const char *dir,
-			  enum ovl_step *ret_step)
+static int overlay_in_dir(struct ovl_target *t, const char *dir, enum ovl_step *ret_step)
 {
 	_cleanup_close_ int dfd = -EBADF, empty = -EBADF;
 	char name[64];
@@ -196,8 +191,7 @@ static int overlay_in_dir(struct ovl_target *t, const char *dir,
 	empty_dir_name(name, sizeof(name));
 	if (mkdirat(dfd, name, 0700) < 0)
 		return negative_errno();
-	empty = openat(dfd, name,
-		       O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	empty = openat(dfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	fd = empty < 0 ? negative_errno() : overlay_create(t, empty, ret_step);
 	(void)unlinkat(dfd, name, AT_REMOVEDIR);
 	return fd;
@@ -266,12 +260,10 @@ static int overlay_open(struct ovl_target *t, enum ovl_step *ret_step)
 	*ret_step = OVL_VERIFY;
 	if (fstat(fd, &st) < 0 || fstatfs(fd, &sfs) < 0)
 		return negative_errno();
-	if (!S_ISREG(st.st_mode) || st.st_ino != t->st.st_ino ||
-	    st.st_size != t->st.st_size ||
+	if (!S_ISREG(st.st_mode) || st.st_ino != t->st.st_ino || st.st_size != t->st.st_size ||
 	    st.st_mtim.tv_sec != t->st.st_mtim.tv_sec ||
 	    st.st_mtim.tv_nsec != t->st.st_mtim.tv_nsec ||
-	    (unsigned long)sfs.f_type != OVERLAYFS_SUPER_MAGIC ||
-	    !(sfs.f_flags & ST_RDONLY))
+	    (unsigned long)sfs.f_type != OVERLAYFS_SUPER_MAGIC || !(sfs.f_flags & ST_RDONLY))
 		return -ESTALE;
 	*ret_step = OVL_NONE;
 	return TAKE_FD(fd);
@@ -376,8 +368,7 @@ static int overlay_open_in_userns(struct ovl_target *t, enum ovl_step *ret_step)
 	(void)sigfillset(&all);
 	(void)pthread_sigmask(SIG_SETMASK, &all, &old);
 	pid = clone(child_main, stack + size,
-		    CLONE_VM | CLONE_VFORK | CLONE_FILES | CLONE_NEWUSER |
-			    CLONE_NEWNS | SIGCHLD,
+		    CLONE_VM | CLONE_VFORK | CLONE_FILES | CLONE_NEWUSER | CLONE_NEWNS | SIGCHLD,
 		    &c);
 	if (pid < 0)
 		r = negative_errno();
@@ -440,8 +431,7 @@ int cb_overlay_is_sealed(int fd)
 
 	if (fstatfs(fd, &sfs) < 0)
 		return negative_errno();
-	if ((unsigned long)sfs.f_type != OVERLAYFS_SUPER_MAGIC ||
-	    !(sfs.f_flags & ST_RDONLY))
+	if ((unsigned long)sfs.f_type != OVERLAYFS_SUPER_MAGIC || !(sfs.f_flags & ST_RDONLY))
 		return 0;
 	/* Read-only in itself (no upper layer), not only by a mount flag. */
 	(void)snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
@@ -484,14 +474,11 @@ static int target_of(int src, struct ovl_target *t, char *why, size_t size)
 	/* lowerdir splits on ':' and would need '\\' escapes; the legacy
 	 * option string of older kernels cannot carry ','. */
 	if (strpbrk(path, ":,\\") || strlen(slash + 1) > NAME_MAX) {
-		(void)snprintf(why, size,
-			       "its path %s would need escaping in lowerdir",
-			       path);
+		(void)snprintf(why, size, "its path %s would need escaping in lowerdir", path);
 		return -EINVAL;
 	}
-	t->lower_len = (size_t)snprintf(
-		t->lower, sizeof(t->lower), "%.*s:/proc/self/fd/",
-		(int)(slash - path > 0 ? slash - path : 1), path);
+	t->lower_len = (size_t)snprintf(t->lower, sizeof(t->lower), "%.*s:/proc/self/fd/",
+					(int)(slash - path > 0 ? slash - path : 1), path);
 	(void)snprintf(t->name, sizeof(t->name), "%s", slash + 1);
 	return 0;
 }
@@ -504,22 +491,17 @@ static void explain(int r, enum ovl_step step, char *why, size_t size)
 		hint = " (no fsopen(): before Linux 5.2)";
 	else if (step == OVL_UNSHARE &&
 		 (r == -EPERM || r == -ENOSPC || r == -EACCES || r == -EINVAL))
-		hint = " (no unprivileged user namespaces here: a sysctl, or "
-		       "an AppArmor or SELinux rule)";
+		hint = " (no unprivileged user namespaces here: a sysctl, or an AppArmor or SELinux rule)";
 	else if (step == OVL_OVERLAY && r == -ENODEV)
 		hint = " (no overlayfs in this kernel)";
 	else if (step == OVL_EMPTY_DIR)
-		hint = " (overlayfs before 6.15 needs one, in a directory we "
-		       "may write that does not overlap the binary's)";
+		hint = " (overlayfs before 6.15 needs one, in a directory we may write that does not overlap the binary's)";
 	else if (step == OVL_CREATE)
-		hint = " (overlayfs refused the binary's directory as a "
-		       "layer, or, before 5.11, a user namespace)";
-	(void)snprintf(why, size, "%s failed: %s%s", step_name(step),
-		       strerror(-r), hint);
+		hint = " (overlayfs refused the binary's directory as a layer, or, before 5.11, a user namespace)";
+	(void)snprintf(why, size, "%s failed: %s%s", step_name(step), strerror(-r), hint);
 }
 
-int cb_clone_overlay(const struct cb_ctx *c, int src, int *ret_fd, char *why,
-		     size_t why_size)
+int cb_clone_overlay(const struct cb_ctx *c, int src, int *ret_fd, char *why, size_t why_size)
 {
 	struct ovl_target t = {};
 	enum ovl_step step;

@@ -44,8 +44,8 @@
 
 bool cb_fs_is_trusted(unsigned long f_type)
 {
-	return f_type == TMPFS_MAGIC || f_type == EXT4_SUPER_MAGIC ||
-	       f_type == XFS_SUPER_MAGIC || f_type == BTRFS_SUPER_MAGIC;
+	return f_type == TMPFS_MAGIC || f_type == EXT4_SUPER_MAGIC || f_type == XFS_SUPER_MAGIC ||
+	       f_type == BTRFS_SUPER_MAGIC;
 }
 
 const char *cb_fs_name(unsigned long f_type, char *buf, size_t size)
@@ -78,15 +78,13 @@ static int dir_check_owner(const struct stat *st, char *why)
 	uid_t me = geteuid();
 
 	if (st->st_uid != me && st->st_uid != 0) {
-		(void)snprintf(why, REASON_MAX,
-			       "owned by uid %u, not by us (uid %u) or root",
+		(void)snprintf(why, REASON_MAX, "owned by uid %u, not by us (uid %u) or root",
 			       (unsigned)st->st_uid, (unsigned)me);
 		return -EPERM;
 	}
 	if ((st->st_mode & 022) && !(st->st_mode & S_ISVTX)) {
 		(void)snprintf(why, REASON_MAX,
-			       "writable by group or others without the "
-			       "sticky bit (mode %04o)",
+			       "writable by group or others without the sticky bit (mode %04o)",
 			       (unsigned)(st->st_mode & 07777));
 		return -EPERM;
 	}
@@ -109,9 +107,9 @@ static int dir_check_mount(int dfd, char *why)
 	/* ENOTTY/EOPNOTSUPP: no inode flags here, so none are set. */
 	if (ioctl(dfd, FS_IOC_GETFLAGS, &flags) == 0 &&
 	    (flags & (FS_APPEND_FL | FS_IMMUTABLE_FL))) {
-		(void)snprintf(why, REASON_MAX,
-			       "append-only or immutable (chattr +a/+i): a "
-			       "temporary name could not be removed there");
+		(void)snprintf(
+			why, REASON_MAX,
+			"append-only or immutable (chattr +a/+i): a temporary name could not be removed there");
 		return -EPERM;
 	}
 	return 0;
@@ -132,8 +130,7 @@ static int dir_open_checked(const char *dir, char *why)
 	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
 		r = negative_errno();
-		(void)snprintf(why, REASON_MAX, "cannot open it: %s",
-			       strerror(-r));
+		(void)snprintf(why, REASON_MAX, "cannot open it: %s", strerror(-r));
 		return r;
 	}
 	if (fstat(dfd, &st) < 0)
@@ -155,11 +152,9 @@ static void random_name(char *buf, size_t size, unsigned attempt)
 
 	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd))
 		for (size_t i = 0; i < sizeof(rnd); i++)
-			rnd[i] = (unsigned char)(getpid() * 31 + attempt * 7 +
-						 i * 13);
-	(void)snprintf(buf, size, ".cloned_binary-%c%c%c%c%c%c",
-		       chars[rnd[0] % 36], chars[rnd[1] % 36],
-		       chars[rnd[2] % 36], chars[rnd[3] % 36],
+			rnd[i] = (unsigned char)(getpid() * 31 + attempt * 7 + i * 13);
+	(void)snprintf(buf, size, ".cloned_binary-%c%c%c%c%c%c", chars[rnd[0] % 36],
+		       chars[rnd[1] % 36], chars[rnd[2] % 36], chars[rnd[3] % 36],
 		       chars[rnd[4] % 36], chars[rnd[5] % 36]);
 }
 
@@ -168,8 +163,8 @@ static void random_name(char *buf, size_t size, unsigned attempt)
  * and prove it is gone (nlink == 0) before the caller writes a byte.  A
  * name that will not go away is reported with its path; it is empty.
  */
-static int file_create_named(const struct cb_ctx *c, int dfd, const char *dir,
-			     int *ret_fd, bool *ret_left)
+static int file_create_named(const struct cb_ctx *c, int dfd, const char *dir, int *ret_fd,
+			     bool *ret_left)
 {
 	_cleanup_close_ int fd = -EBADF;
 	char name[32];
@@ -178,9 +173,7 @@ static int file_create_named(const struct cb_ctx *c, int dfd, const char *dir,
 
 	for (unsigned attempt = 0; fd < 0 && attempt < 100; attempt++) {
 		random_name(name, sizeof(name), attempt);
-		fd = openat(dfd, name,
-			    O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
-			    0700);
+		fd = openat(dfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0700);
 		if (fd < 0 && errno != EEXIST)
 			return negative_errno();
 	}
@@ -190,21 +183,20 @@ static int file_create_named(const struct cb_ctx *c, int dfd, const char *dir,
 	if (unlinkat(dfd, name, 0) < 0) {
 		r = negative_errno();
 		*ret_left = true;
-		return mt_error_set(c->err, r,
-				    "Failed to remove the temporary name "
-				    "%s/%s: %s. It is empty; remove it by hand",
-				    dir, name, strerror(-r));
+		return mt_error_set(
+			c->err, r,
+			"Failed to remove the temporary name %s/%s: %s. It is empty; remove it by hand",
+			dir, name, strerror(-r));
 	}
 	if (fstat(fd, &st) < 0)
 		return negative_errno();
 	if (st.st_nlink != 0) {
 		(void)unlinkat(dfd, name, 0);
 		*ret_left = true;
-		return mt_error_set(c->err, -ENOEXEC,
-				    "Refusing %s/%s for the sealed copy: it "
-				    "still has %lu link(s) after unlink. It is "
-				    "empty; remove it by hand",
-				    dir, name, (unsigned long)st.st_nlink);
+		return mt_error_set(
+			c->err, -ENOEXEC,
+			"Refusing %s/%s for the sealed copy: it still has %lu link(s) after unlink. It is empty; remove it by hand",
+			dir, name, (unsigned long)st.st_nlink);
 	}
 	*ret_fd = TAKE_FD(fd);
 	return 0;
@@ -216,15 +208,13 @@ static int file_create_named(const struct cb_ctx *c, int dfd, const char *dir,
  * failure is final (the error names it), never a reason to try elsewhere.
  */
 static int file_create(const struct cb_ctx *c, int dfd, const char *dir,
-		       enum cloned_binary_method *ret_method, int *ret_fd,
-		       bool *ret_left)
+		       enum cloned_binary_method *ret_method, int *ret_fd, bool *ret_left)
 {
 	int fd;
 
 	if (c->f.o_tmpfile) {
 		/* O_EXCL: the file can never be linked into the filesystem. */
-		fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC,
-			    0700);
+		fd = openat(dfd, ".", O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0700);
 		if (fd >= 0) {
 			*ret_method = CLONED_BINARY_METHOD_TMPFILE;
 			*ret_fd = fd;
@@ -233,8 +223,7 @@ static int file_create(const struct cb_ctx *c, int dfd, const char *dir,
 		if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
 			return negative_errno();
 		cb_debug(c,
-			 "cloned_binary: O_TMPFILE unsupported in %s (%m), "
-			 "using a temporary name",
+			 "cloned_binary: O_TMPFILE unsupported in %s (%m), using a temporary name",
 			 dir);
 	}
 	*ret_method = CLONED_BINARY_METHOD_MKOSTEMP;
@@ -251,10 +240,10 @@ static int file_check_fs(int fd, char *why)
 		return negative_errno();
 	if (cb_fs_is_trusted((unsigned long)sfs.f_type))
 		return 0;
-	(void)snprintf(why, REASON_MAX,
-		       "on %s, where the file's owner, not the kernel, "
-		       "decides its mode, link count and bytes",
-		       cb_fs_name((unsigned long)sfs.f_type, buf, sizeof(buf)));
+	(void)snprintf(
+		why, REASON_MAX,
+		"on %s, where the file's owner, not the kernel, decides its mode, link count and bytes",
+		cb_fs_name((unsigned long)sfs.f_type, buf, sizeof(buf)));
 	return -EPERM;
 }
 
@@ -277,9 +266,8 @@ static int file_finish(int rwfd, size_t size, int *ret_fd)
 
 	if (fstat(pathfd, &st) < 0)
 		return negative_errno();
-	if (!S_ISREG(st.st_mode) || st.st_nlink != 0 ||
-	    (st.st_mode & 0222) != 0 || (st.st_mode & 0100) == 0 ||
-	    (size_t)st.st_size != size)
+	if (!S_ISREG(st.st_mode) || st.st_nlink != 0 || (st.st_mode & 0222) != 0 ||
+	    (st.st_mode & 0100) == 0 || (size_t)st.st_size != size)
 		return -ENOEXEC;
 
 	*ret_fd = TAKE_FD(pathfd);
@@ -291,9 +279,8 @@ static int file_finish(int rwfd, size_t size, int *ret_fd)
  * directory is unusable (a rule, or a "not here" errno before anything
  * was created) and another may be tried; every other failure is final.
  */
-static int clone_in(const struct cb_ctx *c, int src, size_t size,
-		    const char *dir, enum cloned_binary_method *ret_method,
-		    int *ret_fd, char *why, bool *ret_skip)
+static int clone_in(const struct cb_ctx *c, int src, size_t size, const char *dir,
+		    enum cloned_binary_method *ret_method, int *ret_fd, char *why, bool *ret_skip)
 {
 	_cleanup_close_ int dfd = -EBADF, rwfd = -EBADF;
 	enum cloned_binary_method m;
@@ -308,8 +295,7 @@ static int clone_in(const struct cb_ctx *c, int src, size_t size,
 	r = file_create(c, dfd, dir, &m, &rwfd, &left);
 	if (r < 0) {
 		*ret_skip = !left;
-		(void)snprintf(why, REASON_MAX,
-			       "cannot create a file there: %s", strerror(-r));
+		(void)snprintf(why, REASON_MAX, "cannot create a file there: %s", strerror(-r));
 		return r;
 	}
 	r = file_check_fs(rwfd, why);
@@ -338,27 +324,24 @@ static int clone_explicit(const struct cb_ctx *c, int src, size_t size,
 
 	r = clone_in(c, src, size, dir, ret_method, ret_fd, why, &skip);
 	if (r < 0 && skip)
-		return mt_error_set(c->err, r,
-				    "Refusing %s for the sealed copy: %s. Use "
-				    "a directory owned by you or root, not "
-				    "writable by others (or sticky), on tmpfs, "
-				    "ext4, xfs or btrfs, mounted with exec",
-				    dir, why);
+		return mt_error_set(
+			c->err, r,
+			"Refusing %s for the sealed copy: %s. Use a directory owned by you or root, not writable by others (or sticky), on tmpfs, ext4, xfs or btrfs, mounted with exec",
+			dir, why);
 	return r;
 }
 
 /* Only "not here" errors move on to the next directory. */
 static bool is_not_here(int r)
 {
-	return r == -EACCES || r == -EPERM || r == -EROFS || r == -ENOENT ||
-	       r == -ENOTDIR || r == -ENOSPC || r == -EDQUOT || r == -EINVAL;
+	return r == -EACCES || r == -EPERM || r == -EROFS || r == -ENOENT || r == -ENOTDIR ||
+	       r == -ENOSPC || r == -EDQUOT || r == -EINVAL;
 }
 
 int cb_clone_file(const struct cb_ctx *c, int src, size_t size,
 		  enum cloned_binary_method *ret_method, int *ret_fd)
 {
-	static const char *const defaults[] = {"/run", "/tmp", "/var/tmp",
-					       "/dev/shm", NULL};
+	static const char *const defaults[] = {"/run", "/tmp", "/var/tmp", "/dev/shm", NULL};
 	const char *const *lists[] = {c->opts->tmpdirs, defaults};
 	const char *last = "none";
 	char why[REASON_MAX] = "missing";
@@ -371,19 +354,17 @@ int cb_clone_file(const struct cb_ctx *c, int src, size_t size,
 		for (size_t i = 0; lists[l] && lists[l][i]; i++) {
 			bool skip;
 
-			r = clone_in(c, src, size, lists[l][i], ret_method,
-				     ret_fd, why, &skip);
+			r = clone_in(c, src, size, lists[l][i], ret_method, ret_fd, why, &skip);
 			if (r == 0)
 				return 0;
 			if (!skip || !is_not_here(r))
 				return r;
 			last = lists[l][i];
-			cb_debug(c, "cloned_binary: skipping %s: %s",
-				 lists[l][i], why);
+			cb_debug(c, "cloned_binary: skipping %s: %s", lists[l][i], why);
 		}
 	}
-	return mt_error_set(c->err, r,
-			    "Failed to find a usable directory for the sealed "
-			    "copy (tmpfile); the last one tried, %s: %s",
-			    last, why);
+	return mt_error_set(
+		c->err, r,
+		"Failed to find a usable directory for the sealed copy (tmpfile); the last one tried, %s: %s",
+		last, why);
 }

@@ -34,10 +34,8 @@ struct mt_error {
  * With err NULL it only returns r.  Out of memory, *err becomes a shared
  * static error that says so; r is still returned.
  */
-_printf_(3, 4) int mt_error_set(struct mt_error **err, int r, const char *fmt,
-				...);
-_printf_(3, 0) int mt_error_setv(struct mt_error **err, int r, const char *fmt,
-				 va_list ap);
+_printf_(3, 4) int mt_error_set(struct mt_error **err, int r, const char *fmt, ...);
+_printf_(3, 0) int mt_error_setv(struct mt_error **err, int r, const char *fmt, va_list ap);
 
 /*
  * Prepends "<context>: " to the message of *err and returns its -errno.

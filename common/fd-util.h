@@ -18,8 +18,7 @@
  * -E2BIG for more than max_size bytes, -ENOMEM, or -errno of read(2)
  * (EINTR is retried).
  */
-static inline int read_full_fd(int fd, size_t max_size, char **ret_data,
-			       size_t *ret_len)
+static inline int read_full_fd(int fd, size_t max_size, char **ret_data, size_t *ret_len)
 {
 	_cleanup_free_ char *buf = NULL;
 	size_t len = 0, cap = 0;

@@ -39,18 +39,16 @@ static bool *feature_ptr(struct mt_features *f, size_t i)
 
 bool mt_feature_value(const struct mt_features *f, size_t i)
 {
-	return i < ELEMENTSOF(table) &&
-	       *(const bool *)((const char *)f + table[i].offset);
+	return i < ELEMENTSOF(table) && *(const bool *)((const char *)f + table[i].offset);
 }
 
 static bool probe_o_tmpfile(void)
 {
-	static const char *const dirs[] = {"/tmp", "/var/tmp", "/dev/shm",
-					   "/run"};
+	static const char *const dirs[] = {"/tmp", "/var/tmp", "/dev/shm", "/run"};
 
 	for (size_t i = 0; i < ELEMENTSOF(dirs); i++) {
-		_cleanup_close_ int fd = open(
-			dirs[i], O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
+		_cleanup_close_ int fd =
+			open(dirs[i], O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
 
 		/* EISDIR/EINVAL/EOPNOTSUPP: unknown flag or unsupported
 		 * filesystem; EACCES: not ours to write. */
@@ -129,8 +127,7 @@ static int allowed_names(char *buf, size_t size)
 
 	buf[0] = '\0';
 	for (size_t i = 0; i < ELEMENTSOF(table) && used < size; i++) {
-		int n = snprintf(buf + used, size - used, "%s-%s",
-				 i ? ", " : "", table[i].name);
+		int n = snprintf(buf + used, size - used, "%s-%s", i ? ", " : "", table[i].name);
 
 		if (n < 0)
 			return -EIO;
@@ -139,8 +136,8 @@ static int allowed_names(char *buf, size_t size)
 	return 0;
 }
 
-int mt_features_disable(struct mt_features *f, const char *list,
-			const char *what, struct mt_error **err)
+int mt_features_disable(struct mt_features *f, const char *list, const char *what,
+			struct mt_error **err)
 {
 	_cleanup_free_ char *copy = NULL;
 	struct mt_features g = *f;
@@ -150,18 +147,15 @@ int mt_features_disable(struct mt_features *f, const char *list,
 		return 0;
 	copy = strdup(list);
 	if (!copy)
-		return mt_error_set(err, -ENOMEM, "Failed to parse %s: %s",
-				    what, strerror(ENOMEM));
-	for (char *t = strtok_r(copy, ",", &save); t;
-	     t = strtok_r(NULL, ",", &save)) {
+		return mt_error_set(err, -ENOMEM, "Failed to parse %s: %s", what, strerror(ENOMEM));
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		int i = t[0] == '-' ? feature_index(t + 1) : -EINVAL;
 
 		if (i < 0) {
 			(void)allowed_names(names, sizeof(names));
 			return mt_error_set(
 				err, -EINVAL,
-				"Refusing %s=%s: '%s' is not one of %s "
-				"(features can only be turned off, for tests).",
+				"Refusing %s=%s: '%s' is not one of %s (features can only be turned off, for tests).",
 				what, list, t, names);
 		}
 		*feature_ptr(&g, (size_t)i) = false;

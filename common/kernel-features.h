@@ -38,8 +38,8 @@ void mt_features_probe(struct mt_features *ret);
  * Returns 0, or -EINVAL for an item without '-' or an unknown name, with a
  * message that lists the allowed names; *f is then unchanged.
  */
-int mt_features_disable(struct mt_features *f, const char *list,
-			const char *what, struct mt_error **err);
+int mt_features_disable(struct mt_features *f, const char *list, const char *what,
+			struct mt_error **err);
 
 /* For printing: the i-th feature's name and value, i < mt_features_count. */
 extern const size_t mt_features_count;

@@ -83,9 +83,8 @@ static inline int missing_memfd_create(const char *name, unsigned int flags)
 #endif
 }
 
-static inline int missing_execveat(int dirfd, const char *path,
-				   char *const argv[], char *const envp[],
-				   int flags)
+static inline int missing_execveat(int dirfd, const char *path, char *const argv[],
+				   char *const envp[], int flags)
 {
 #ifdef __NR_execveat
 	return (int)syscall(__NR_execveat, dirfd, path, argv, envp, flags);
@@ -132,8 +131,8 @@ static inline int missing_fsopen(const char *fsname, unsigned int flags)
 #endif
 }
 
-static inline int missing_fsconfig(int fd, unsigned int cmd, const char *key,
-				   const void *value, int aux)
+static inline int missing_fsconfig(int fd, unsigned int cmd, const char *key, const void *value,
+				   int aux)
 {
 #ifdef __NR_fsconfig
 	return (int)syscall(__NR_fsconfig, fd, cmd, key, value, aux);
@@ -143,8 +142,7 @@ static inline int missing_fsconfig(int fd, unsigned int cmd, const char *key,
 #endif
 }
 
-static inline int missing_fsmount(int fd, unsigned int flags,
-				  unsigned int attr_flags)
+static inline int missing_fsmount(int fd, unsigned int flags, unsigned int attr_flags)
 {
 #ifdef __NR_fsmount
 	return (int)syscall(__NR_fsmount, fd, flags, attr_flags);

@@ -258,11 +258,9 @@ static char *sanitize(const char *src, size_t n)
 }
 
 /* Reads dirfd/name whole (NUL-terminated).  0 or -errno. */
-static int read_at(int dirfd, const char *name, size_t max, char **ret,
-		   size_t *ret_len)
+static int read_at(int dirfd, const char *name, size_t max, char **ret, size_t *ret_len)
 {
-	_cleanup_close_ int fd =
-		openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	_cleanup_close_ int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 
 	if (fd < 0)
 		return negative_errno();
@@ -335,17 +333,15 @@ static int inspect_fd(int fd, struct memfd *m, bool check_id)
 	m->ino = st.st_ino;
 	m->mode = st.st_mode & 07777;
 	m->seals = seals;
-	m->hugetlb =
-		fstatfs(fd, &sfs) == 0 &&
-		(unsigned long)sfs.f_type == (unsigned long)HUGETLBFS_MAGIC;
+	m->hugetlb = fstatfs(fd, &sfs) == 0 &&
+		     (unsigned long)sfs.f_type == (unsigned long)HUGETLBFS_MAGIC;
 	m->err = 0;
 	return 0;
 }
 
 /* Opens dirfd/name read-only (never blocking, never a controlling tty)
  * and inspects it; records where from.  0 or -errno. */
-static int inspect_at(int dirfd, const char *name, pid_t pid, struct memfd *m,
-		      bool check_id)
+static int inspect_at(int dirfd, const char *name, pid_t pid, struct memfd *m, bool check_id)
 {
 	_cleanup_close_ int fd = -EBADF;
 	int r;
@@ -388,8 +384,7 @@ static int inspect_from_fds(int dirfd, pid_t pid, struct memfd *m)
 		if (n < 0)
 			continue;
 		link[n] = '\0';
-		if (!is_memfd_path(link) ||
-		    fstatat(fdfd, de->d_name, &st, 0) < 0 ||
+		if (!is_memfd_path(link) || fstatat(fdfd, de->d_name, &st, 0) < 0 ||
 		    st.st_dev != m->dev || st.st_ino != m->ino)
 			continue;
 		snprintf(name, sizeof(name), "fd/%s", de->d_name);
@@ -452,8 +447,8 @@ static int add_mapping(struct proc *p, char *line)
 	struct xmap *x;
 	int n = 0;
 
-	if (sscanf(line, "%lx-%lx %4s %lx %x:%x %lu %n", &start, &end, perms,
-		   &off, &maj, &min, &inode, &n) < 7 ||
+	if (sscanf(line, "%lx-%lx %4s %lx %x:%x %lu %n", &start, &end, perms, &off, &maj, &min,
+		   &inode, &n) < 7 ||
 	    n == 0)
 		return 0;
 	if (perms[2] != 'x' || !is_memfd_path(line + n))
@@ -481,8 +476,7 @@ static int read_maps(int dirfd, struct proc *p)
 	r = read_at(dirfd, "maps", MAX_PROC_FILE, &buf, &len);
 	if (r < 0)
 		return r;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		r = add_mapping(p, line);
 		if (r < 0)
 			return r;
@@ -499,16 +493,14 @@ static void inspect_mappings(int dirfd, struct proc *p)
 		bool done = false;
 
 		if (p->exe_memfd &&
-		    ((p->exe_m.err == 0 && x->m.dev == p->exe_m.dev &&
-		      x->m.ino == p->exe_m.ino) ||
+		    ((p->exe_m.err == 0 && x->m.dev == p->exe_m.dev && x->m.ino == p->exe_m.ino) ||
 		     strcmp(x->path, p->exe) == 0)) {
 			x->of_exe = true;
 			x->m = p->exe_m;
 			continue;
 		}
 		for (size_t k = 0; k < i && !done; k++) {
-			if (p->maps[k].m.dev != x->m.dev ||
-			    p->maps[k].m.ino != x->m.ino)
+			if (p->maps[k].m.dev != x->m.dev || p->maps[k].m.ino != x->m.ino)
 				continue;
 			x->m = p->maps[k].m;
 			done = true;
@@ -559,8 +551,7 @@ static const char *scope_runtime(const char *c, size_t n, size_t *ret_off)
 	for (size_t i = 0; i < ELEMENTSOF(units); i++) {
 		size_t k = strlen(units[i].prefix);
 
-		if (n > k + 6 && memcmp(c, units[i].prefix, k) == 0 &&
-		    id_ok(c + k, n - k - 6)) {
+		if (n > k + 6 && memcmp(c, units[i].prefix, k) == 0 && id_ok(c + k, n - k - 6)) {
 			*ret_off = k;
 			return units[i].runtime;
 		}
@@ -569,8 +560,8 @@ static const char *scope_runtime(const char *c, size_t n, size_t *ret_off)
 }
 
 /* The cgroupfs drivers: <parent>/<id>. */
-static const char *parent_runtime(const char *parent, size_t pn, const char *c,
-				  size_t n, size_t *ret_off)
+static const char *parent_runtime(const char *parent, size_t pn, const char *c, size_t n,
+				  size_t *ret_off)
 {
 	*ret_off = 0;
 	if (pn == 13 && memcmp(parent, "libpod_parent", pn) == 0 && n > 7 &&
@@ -595,8 +586,7 @@ static const char *parent_runtime(const char *parent, size_t pn, const char *c,
  * default, "/<id>". */
 static bool toplevel_id(const char *c, size_t n)
 {
-	static const char *const units[] = {".slice", ".scope", ".service",
-					    ".mount", ".socket"};
+	static const char *const units[] = {".slice", ".scope", ".service", ".mount", ".socket"};
 
 	for (size_t i = 0; i < ELEMENTSOF(units); i++)
 		if (has_suffix(c, n, units[i]))
@@ -629,8 +619,7 @@ static int id_from_path(struct proc *p, const char *path)
 			strip = 0;
 			off = 0;
 			if (i > 0)
-				rt = parent_runtime(comp[i - 1], len[i - 1],
-						    comp[i], len[i], &off);
+				rt = parent_runtime(comp[i - 1], len[i - 1], comp[i], len[i], &off);
 		}
 		if (!rt && k == 1 && toplevel_id(comp[0], len[0]))
 			rt = "runc (cgroupfs)";
@@ -688,8 +677,7 @@ static int read_cgroup(int dirfd, struct proc *p)
 		return r;
 	for (line = strtok_r(buf, "\n", &save); line && n < 64;
 	     line = strtok_r(NULL, "\n", &save)) {
-		char *c1 = strchr(line, ':'),
-		     *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+		char *c1 = strchr(line, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
 
 		if (!c2)
 			continue;
@@ -734,8 +722,7 @@ static int read_stat(int dirfd, char *ret_state, unsigned *ret_flags)
 	if (r < 0)
 		return r;
 	p = strrchr(buf, ')'); /* comm may hold ')' itself */
-	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", ret_state,
-			 ret_flags) != 2)
+	if (!p || sscanf(p + 1, " %c %*d %*d %*d %*d %*d %u", ret_state, ret_flags) != 2)
 		return -EBADMSG;
 	return 0;
 }
@@ -752,8 +739,7 @@ static int read_status(int dirfd, struct proc *p)
 	r = read_at(dirfd, "status", MAX_SMALL_FILE, &buf, &len);
 	if (r < 0)
 		return r;
-	for (line = strtok_r(buf, "\n", &save); line;
-	     line = strtok_r(NULL, "\n", &save)) {
+	for (line = strtok_r(buf, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (has_prefix(line, "Uid:")) {
 			p->uid = strtol(line + 4, NULL, 10);
 		} else if (has_prefix(line, "NSpid:")) {
@@ -838,8 +824,7 @@ static int attach_ns(struct audit *a, struct proc *p, int dirfd)
 	ns->dev = p->ns_dev;
 	ns->ino = p->ns_ino;
 	ns->initial = p->ns_ino == PROC_PID_INIT_INO;
-	ns->own = a->have_self && a->self_dev == p->ns_dev &&
-		  a->self_ino == p->ns_ino;
+	ns->own = a->have_self && a->self_dev == p->ns_dev && a->self_ino == p->ns_ino;
 	ns->fd = openat(dirfd, "ns/pid", O_RDONLY | O_CLOEXEC);
 	if (ns->fd < 0)
 		ns->fd = negative_errno();
@@ -1004,8 +989,8 @@ static const char *verdict_str(enum verdict v)
 
 static const char *basis_str(enum basis b)
 {
-	static const char *const names[] = {"no executable memfd", "seals",
-					    "worst case", "unreadable"};
+	static const char *const names[] = {"no executable memfd", "seals", "worst case",
+					    "unreadable"};
 
 	return names[b];
 }
@@ -1025,16 +1010,16 @@ static const char *seal_names(int seals, char *buf, size_t size)
 	buf[0] = '\0';
 	for (size_t i = 0; i < ELEMENTSOF(names); i++)
 		if (seals & (1 << i) && off < size)
-			off += (size_t)snprintf(buf + off, size - off, "%s%s",
-						off ? "," : "", names[i]);
+			off += (size_t)snprintf(buf + off, size - off, "%s%s", off ? "," : "",
+						names[i]);
 	if (seals & ~0x3f && off < size)
 		snprintf(buf + off, size - off, "%s0x%x", off ? "," : "",
 			 (unsigned)(seals & ~0x3f));
 	return buf;
 }
 
-_printf_(4, 5) static int judge_set(struct judgement *j, enum verdict v,
-				    enum basis b, const char *fmt, ...)
+_printf_(4, 5) static int judge_set(struct judgement *j, enum verdict v, enum basis b,
+				    const char *fmt, ...)
 {
 	va_list ap;
 	int r;
@@ -1061,32 +1046,20 @@ static int judge_exe(const struct memfd *m, struct judgement *j)
 		j->tag = "runs from a memfd (seals unreadable)";
 		return judge_set(
 			j, VERDICT_BREAKS_1_2, BASIS_UNREADABLE,
-			"runs from a memfd whose mode and seals could not be "
-			"read (%s): it was made executable, either with "
-			"MFD_EXEC (refused at 2) or without a flag at level 0 "
-			"(not executable at 1 and 2); worst case shown",
+			"runs from a memfd whose mode and seals could not be read (%s): it was made executable, either with MFD_EXEC (refused at 2) or without a flag at level 0 (not executable at 1 and 2); worst case shown",
 			strerror(m->err));
 	}
 	if (m->seals & F_SEAL_EXEC) {
 		j->tag = "runs from an MFD_EXEC memfd";
 		return judge_set(
 			j, VERDICT_BREAKS_2, BASIS_SEALS,
-			"runs from a memfd sealed with F_SEAL_EXEC yet "
-			"executable (mode %04o, seals 0x%x): made executable "
-			"on purpose, i.e. with MFD_EXEC, which level 2 refuses "
-			"(EACCES) unless the program falls back to a file; "
-			"level 1 allows it",
+			"runs from a memfd sealed with F_SEAL_EXEC yet executable (mode %04o, seals 0x%x): made executable on purpose, i.e. with MFD_EXEC, which level 2 refuses (EACCES) unless the program falls back to a file; level 1 allows it",
 			(unsigned)m->mode, (unsigned)m->seals);
 	}
 	j->tag = "runs from a memfd without F_SEAL_EXEC";
 	return judge_set(
 		j, VERDICT_BREAKS_1_2, BASIS_WORST_CASE,
-		"runs from an executable memfd without F_SEAL_EXEC (mode "
-		"%04o, seals 0x%x): made without an exec flag at level 0, it "
-		"would come out 0666 and sealed at 1 and 2, and execve() "
-		"fails (EACCES); made with MFD_EXEC, only level 2 refuses it; "
-		"the kernel keeps no record of which, so the worst case is "
-		"shown",
+		"runs from an executable memfd without F_SEAL_EXEC (mode %04o, seals 0x%x): made without an exec flag at level 0, it would come out 0666 and sealed at 1 and 2, and execve() fails (EACCES); made with MFD_EXEC, only level 2 refuses it; the kernel keeps no record of which, so the worst case is shown",
 		(unsigned)m->mode, (unsigned)m->seals);
 }
 
@@ -1097,50 +1070,34 @@ static int judge_map(const struct memfd *m, struct judgement *j)
 		j->tag = "maps a memfd executable (seals unreadable)";
 		return judge_set(
 			j, VERDICT_BREAKS_2, BASIS_UNREADABLE,
-			"maps a memfd executable whose mode and seals could "
-			"not be read (%s): mapping a memfd PROT_EXEC works at "
-			"every level, but if it was made with MFD_EXEC, level "
-			"2 refuses to create it; worst case shown",
-			m->err == EPERM ? "not open as an fd, and "
-					  "/proc/PID/map_files needs "
-					  "CAP_SYS_ADMIN"
-					: strerror(m->err));
+			"maps a memfd executable whose mode and seals could not be read (%s): mapping a memfd PROT_EXEC works at every level, but if it was made with MFD_EXEC, level 2 refuses to create it; worst case shown",
+			m->err == EPERM
+				? "not open as an fd, and /proc/PID/map_files needs CAP_SYS_ADMIN"
+				: strerror(m->err));
 	}
 	if ((m->seals & F_SEAL_EXEC) && !(m->mode & 0111)) {
 		j->tag = NULL;
 		return judge_set(
 			j, VERDICT_FINE, BASIS_SEALS,
-			"maps a non-executable memfd (mode %04o, seals 0x%x, "
-			"F_SEAL_EXEC) executable: made with MFD_NOEXEC_SEAL "
-			"or without a flag at level 1 or 2, and mmap(PROT_EXEC) "
-			"ignores x bits and F_SEAL_EXEC at every level",
+			"maps a non-executable memfd (mode %04o, seals 0x%x, F_SEAL_EXEC) executable: made with MFD_NOEXEC_SEAL or without a flag at level 1 or 2, and mmap(PROT_EXEC) ignores x bits and F_SEAL_EXEC at every level",
 			(unsigned)m->mode, (unsigned)m->seals);
 	}
 	if (m->seals & F_SEAL_EXEC) {
 		j->tag = "maps an MFD_EXEC memfd executable";
 		return judge_set(
 			j, VERDICT_BREAKS_2, BASIS_SEALS,
-			"maps a memfd sealed with F_SEAL_EXEC yet executable "
-			"(mode %04o, seals 0x%x): made executable on purpose, "
-			"i.e. with MFD_EXEC, which level 2 refuses (EACCES); "
-			"level 1 allows it",
+			"maps a memfd sealed with F_SEAL_EXEC yet executable (mode %04o, seals 0x%x): made executable on purpose, i.e. with MFD_EXEC, which level 2 refuses (EACCES); level 1 allows it",
 			(unsigned)m->mode, (unsigned)m->seals);
 	}
 	j->tag = "maps a memfd without F_SEAL_EXEC executable";
 	return judge_set(
 		j, VERDICT_BREAKS_2, BASIS_WORST_CASE,
-		"maps a memfd without F_SEAL_EXEC (mode %04o, seals 0x%x) "
-		"executable: made without an exec flag (as JITs do), it keeps "
-		"working at 1 and 2, since mmap(PROT_EXEC) ignores x bits and "
-		"F_SEAL_EXEC; made with MFD_EXEC, level 2 refuses to create "
-		"it; the kernel keeps no record of which, so the worst case "
-		"is shown",
+		"maps a memfd without F_SEAL_EXEC (mode %04o, seals 0x%x) executable: made without an exec flag (as JITs do), it keeps working at 1 and 2, since mmap(PROT_EXEC) ignores x bits and F_SEAL_EXEC; made with MFD_EXEC, level 2 refuses to create it; the kernel keeps no record of which, so the worst case is shown",
 		(unsigned)m->mode, (unsigned)m->seals);
 }
 
 /* Appends to j->reason. */
-_printf_(2, 3) static int reason_append(struct judgement *j, const char *fmt,
-					...)
+_printf_(2, 3) static int reason_append(struct judgement *j, const char *fmt, ...)
 {
 	_cleanup_free_ char *more = NULL;
 	char *joined = NULL;
@@ -1169,8 +1126,7 @@ static int judge_proc(struct proc *p, int level)
 	int r = 0;
 
 	r = judge_set(&p->j, VERDICT_FINE, BASIS_NONE,
-		      "no executable memfd: it neither runs from a memfd nor "
-		      "maps one executable");
+		      "no executable memfd: it neither runs from a memfd nor maps one executable");
 	if (r == 0 && p->exe_memfd) {
 		r = judge_exe(&p->exe_m, &p->j);
 		worst_m = &p->exe_m;
@@ -1188,16 +1144,15 @@ static int judge_proc(struct proc *p, int level)
 	}
 	free(cur.reason);
 	if (r == 0 && worst_m && worst_m->err == 0 && worst_m->hugetlb)
-		r = reason_append(&p->j, "; it is on hugetlbfs, where the "
-					 "kernel does not enforce F_SEAL_EXEC");
+		r = reason_append(
+			&p->j,
+			"; it is on hugetlbfs, where the kernel does not enforce F_SEAL_EXEC");
 	if (r == 0 && p->j.verdict != VERDICT_FINE &&
 	    level >= (p->j.verdict == VERDICT_BREAKS_2 ? 2 : 1))
-		r = reason_append(&p->j,
-				  "; note: its PID namespace is already at %d, "
-				  "so the memfd was made before that or in "
-				  "another PID namespace (a runtime makes "
-				  "runc init's clone in its own)",
-				  level);
+		r = reason_append(
+			&p->j,
+			"; note: its PID namespace is already at %d, so the memfd was made before that or in another PID namespace (a runtime makes runc init's clone in its own)",
+			level);
 	return r;
 }
 
@@ -1259,16 +1214,14 @@ static void level_text(int level, char *buf, size_t size)
 		snprintf(buf, size, "vm.memfd_noexec=%d", level);
 	else if (level == -ENOENT)
 		snprintf(buf, size,
-			 "vm.memfd_noexec absent (Linux before 6.3, "
-			 "or no CONFIG_PID_NS)");
+			 "vm.memfd_noexec absent (Linux before 6.3, or no CONFIG_PID_NS)");
 	else if (level == -EPERM || level == -EACCES)
-		snprintf(buf, size,
-			 "vm.memfd_noexec unknown (%s: reading another PID "
-			 "namespace's value needs root)",
-			 strerror(-level));
+		snprintf(
+			buf, size,
+			"vm.memfd_noexec unknown (%s: reading another PID namespace's value needs root)",
+			strerror(-level));
 	else
-		snprintf(buf, size, "vm.memfd_noexec unknown (%s)",
-			 strerror(-level));
+		snprintf(buf, size, "vm.memfd_noexec unknown (%s)", strerror(-level));
 }
 
 /* --all lists processes with an executable memfd and counts the rest; a
@@ -1281,30 +1234,25 @@ static bool listed(const struct audit *a, const struct proc *p)
 /* ---- text report ------------------------------------------------------------
  */
 
-static void print_memfd(const char *what, const char *path,
-			const struct memfd *m)
+static void print_memfd(const char *what, const char *path, const struct memfd *m)
 {
 	char names[96];
 
 	if (m->err) {
-		printf("    %s %s: mode and seals unreadable (%s)\n", what,
-		       path, strerror(m->err));
+		printf("    %s %s: mode and seals unreadable (%s)\n", what, path, strerror(m->err));
 		return;
 	}
-	printf("    %s %s: mode %04o, seals 0x%x (%s)%s, read through %s\n",
-	       what, path, (unsigned)m->mode, (unsigned)m->seals,
-	       seal_names(m->seals, names, sizeof(names)),
+	printf("    %s %s: mode %04o, seals 0x%x (%s)%s, read through %s\n", what, path,
+	       (unsigned)m->mode, (unsigned)m->seals, seal_names(m->seals, names, sizeof(names)),
 	       m->hugetlb ? ", hugetlbfs" : "", m->via);
 }
 
-static void print_proc(const struct audit *a, const struct proc *p,
-		       const struct pidns *ns)
+static void print_proc(const struct audit *a, const struct proc *p, const struct pidns *ns)
 {
 	printf("  %d %s", (int)p->pid, p->comm);
 	if (p->ns_pid > 0 && p->ns_pid != p->pid)
 		printf(" (PID %d inside)", (int)p->ns_pid);
-	if (p->ctr_id &&
-	    (!ns->label_from || strcmp(p->ctr_id, ns->label_from->ctr_id) != 0))
+	if (p->ctr_id && (!ns->label_from || strcmp(p->ctr_id, ns->label_from->ctr_id) != 0))
 		printf(" [%s %s]", p->runtime, p->ctr_id);
 	printf(": %s%s\n", verdict_str(p->j.verdict),
 	       worst_case(p->j.basis) ? " (worst case)" : "");
@@ -1317,8 +1265,7 @@ static void print_proc(const struct audit *a, const struct proc *p,
 		const struct xmap *x = &p->maps[i];
 		char what[80];
 
-		snprintf(what, sizeof(what), "map %lx-%lx %s", x->start, x->end,
-			 x->perms);
+		snprintf(what, sizeof(what), "map %lx-%lx %s", x->start, x->end, x->perms);
 		if (x->of_exe)
 			printf("    %s: the executable's own image\n", what);
 		else
@@ -1355,8 +1302,8 @@ static void print_ns(const struct audit *a, size_t idx)
 		}
 	}
 	if (others > 0)
-		printf("  %zu %sprocess%s: fine at 2 (no executable memfd)\n",
-		       others, shown ? "other " : "", others == 1 ? "" : "es");
+		printf("  %zu %sprocess%s: fine at 2 (no executable memfd)\n", others,
+		       shown ? "other " : "", others == 1 ? "" : "es");
 	putchar('\n');
 }
 
@@ -1366,17 +1313,15 @@ static void print_unreadable(const struct audit *a)
 
 	if (a->n_unreadable == 0)
 		return;
-	printf("unreadable: %zu process%s, not audited (reading another "
-	       "user's process needs root):\n   ",
+	printf("unreadable: %zu process%s, not audited (reading another user's process needs root):\n   ",
 	       a->n_unreadable, a->n_unreadable == 1 ? "" : "es");
 	for (size_t i = 0; i < a->n_unreadable; i++) {
 		const struct proc *p = &a->unreadable[i];
 		char item[160];
 		int n;
 
-		n = snprintf(item, sizeof(item), " %d %s (%s: %s)%s",
-			     (int)p->pid, p->comm ? p->comm : "?", p->err_what,
-			     strerror(p->err),
+		n = snprintf(item, sizeof(item), " %d %s (%s: %s)%s", (int)p->pid,
+			     p->comm ? p->comm : "?", p->err_what, strerror(p->err),
 			     i + 1 < a->n_unreadable ? "," : "");
 		if (col + n > 79 && col > 4) {
 			printf("\n   ");
@@ -1401,21 +1346,18 @@ static size_t count_ns(const struct audit *a, enum verdict at_least)
 }
 
 /* Processes in namespace idx whose verdict is at least at_least. */
-static size_t count_procs(const struct audit *a, size_t idx,
-			  enum verdict at_least)
+static size_t count_procs(const struct audit *a, size_t idx, enum verdict at_least)
 {
 	size_t n = 0;
 
 	for (size_t i = 0; i < a->n_procs; i++)
-		n += a->procs[i].ns_index == idx &&
-		     a->procs[i].j.verdict >= at_least;
+		n += a->procs[i].ns_index == idx && a->procs[i].j.verdict >= at_least;
 	return n;
 }
 
 /* "<label> (<comm>[<pid>]: <tag>[, worst case])" for each namespace whose
  * verdict is at least at_least (just the label with short). */
-static void list_breaking(FILE *f, const struct audit *a, enum verdict at_least,
-			  bool short_form)
+static void list_breaking(FILE *f, const struct audit *a, enum verdict at_least, bool short_form)
 {
 	const char *sep = ": ";
 	char buf[48];
@@ -1456,13 +1398,11 @@ static int summary_line(const struct audit *a, char **ret)
 		containers += !a->ns[i].initial;
 	}
 	fprintf(f, "%zu container%s%s, %zu process%s audited", containers,
-		containers == 1 ? "" : "s", host ? " and the host" : "",
-		a->n_procs, a->n_procs == 1 ? "" : "es");
-	fprintf(f, "; %zu would break at level 2",
-		count_ns(a, VERDICT_BREAKS_2));
+		containers == 1 ? "" : "s", host ? " and the host" : "", a->n_procs,
+		a->n_procs == 1 ? "" : "es");
+	fprintf(f, "; %zu would break at level 2", count_ns(a, VERDICT_BREAKS_2));
 	list_breaking(f, a, VERDICT_BREAKS_2, false);
-	fprintf(f, "; %zu would break at level 1",
-		count_ns(a, VERDICT_BREAKS_1_2));
+	fprintf(f, "; %zu would break at level 1", count_ns(a, VERDICT_BREAKS_1_2));
 	list_breaking(f, a, VERDICT_BREAKS_1_2, true);
 	fprintf(f, "; %zu unreadable", a->n_unreadable);
 	if (fclose(f) != 0) {
@@ -1481,10 +1421,8 @@ static int print_text(const struct audit *a)
 	for (size_t i = 0; i < a->n_ns; i++)
 		print_ns(a, i);
 	print_unreadable(a);
-	printf("not audited: %u kernel thread%s, %u zombie%s, %u gone while "
-	       "reading\n",
-	       a->kthreads, a->kthreads == 1 ? "" : "s", a->zombies,
-	       a->zombies == 1 ? "" : "s", a->gone);
+	printf("not audited: %u kernel thread%s, %u zombie%s, %u gone while reading\n", a->kthreads,
+	       a->kthreads == 1 ? "" : "s", a->zombies, a->zombies == 1 ? "" : "s", a->gone);
 	r = summary_line(a, &line);
 	if (r < 0)
 		return r;
@@ -1512,15 +1450,14 @@ static void json_memfd(jw *w, const struct memfd *m)
 	if (m->err) {
 		(void)policy_json_writer_add_null(w, "mode");
 		(void)policy_json_writer_add_null(w, "seals");
-		(void)policy_json_writer_add_string(w, "error",
-						    strerror(m->err));
+		(void)policy_json_writer_add_string(w, "error", strerror(m->err));
 		return;
 	}
 	snprintf(mode, sizeof(mode), "%04o", (unsigned)m->mode);
 	(void)policy_json_writer_add_string(w, "mode", mode);
 	(void)policy_json_writer_add_int(w, "seals", m->seals);
-	(void)policy_json_writer_add_string(
-		w, "seal_names", seal_names(m->seals, names, sizeof(names)));
+	(void)policy_json_writer_add_string(w, "seal_names",
+					    seal_names(m->seals, names, sizeof(names)));
 	(void)policy_json_writer_add_bool(w, "hugetlb", m->hugetlb);
 	(void)policy_json_writer_add_string(w, "read_via", m->via);
 	(void)policy_json_writer_add_null(w, "error");
@@ -1541,8 +1478,7 @@ static void json_maps(jw *w, const struct proc *p)
 		(void)policy_json_writer_add_string(w, "end", hex);
 		(void)policy_json_writer_add_string(w, "perms", x->perms);
 		(void)policy_json_writer_add_string(w, "path", x->path);
-		(void)policy_json_writer_add_int(w, "inode",
-						 (long long)x->m.ino);
+		(void)policy_json_writer_add_int(w, "inode", (long long)x->m.ino);
 		(void)policy_json_writer_add_bool(w, "of_exe", x->of_exe);
 		json_memfd(w, &x->m);
 		(void)policy_json_writer_close_object(w);
@@ -1572,13 +1508,10 @@ static void json_proc(jw *w, const struct proc *p)
 {
 	(void)policy_json_writer_open_object(w, NULL);
 	json_proc_head(w, p);
-	(void)policy_json_writer_add_string(w, "verdict",
-					    verdict_str(p->j.verdict));
+	(void)policy_json_writer_add_string(w, "verdict", verdict_str(p->j.verdict));
 	(void)policy_json_writer_add_string(w, "basis", basis_str(p->j.basis));
-	(void)policy_json_writer_add_bool(w, "breaks_at_1",
-					  p->j.verdict == VERDICT_BREAKS_1_2);
-	(void)policy_json_writer_add_bool(w, "breaks_at_2",
-					  p->j.verdict != VERDICT_FINE);
+	(void)policy_json_writer_add_bool(w, "breaks_at_1", p->j.verdict == VERDICT_BREAKS_1_2);
+	(void)policy_json_writer_add_bool(w, "breaks_at_2", p->j.verdict != VERDICT_FINE);
 	json_str_or_null(w, "tag", p->j.tag);
 	(void)policy_json_writer_add_string(w, "reason", p->j.reason);
 	(void)policy_json_writer_open_object(w, "exe");
@@ -1611,26 +1544,21 @@ static void json_ns(jw *w, const struct audit *a, size_t idx)
 	char buf[48];
 
 	(void)policy_json_writer_open_object(w, NULL);
-	(void)policy_json_writer_add_int(w, "pid_namespace",
-					 (long long)ns->ino);
-	(void)policy_json_writer_add_string(w, "label",
-					    ns_label(ns, buf, sizeof(buf)));
+	(void)policy_json_writer_add_int(w, "pid_namespace", (long long)ns->ino);
+	(void)policy_json_writer_add_string(w, "label", ns_label(ns, buf, sizeof(buf)));
 	(void)policy_json_writer_add_bool(w, "initial", ns->initial);
 	(void)policy_json_writer_add_bool(w, "own", ns->own);
 	json_level(w, ns->level);
 	if (ns->label_from) {
 		(void)policy_json_writer_open_object(w, "container");
-		(void)policy_json_writer_add_string(w, "id",
-						    ns->label_from->ctr_id);
-		(void)policy_json_writer_add_string(w, "runtime",
-						    ns->label_from->runtime);
+		(void)policy_json_writer_add_string(w, "id", ns->label_from->ctr_id);
+		(void)policy_json_writer_add_string(w, "runtime", ns->label_from->runtime);
 		json_str_or_null(w, "cgroup", ns->label_from->cgroup);
 		(void)policy_json_writer_close_object(w);
 	} else {
 		(void)policy_json_writer_add_null(w, "container");
 	}
-	(void)policy_json_writer_add_string(w, "verdict",
-					    verdict_str(ns->verdict));
+	(void)policy_json_writer_add_string(w, "verdict", verdict_str(ns->verdict));
 	(void)policy_json_writer_open_array(w, "processes");
 	for (size_t i = 0; i < a->n_procs; i++)
 		if (a->procs[i].ns_index == idx)
@@ -1649,16 +1577,14 @@ static void json_unreadable(jw *w, const struct audit *a)
 
 		(void)policy_json_writer_open_object(w, NULL);
 		json_proc_head(w, p);
-		snprintf(what, sizeof(what), "%s: %s", p->err_what,
-			 strerror(p->err));
+		snprintf(what, sizeof(what), "%s: %s", p->err_what, strerror(p->err));
 		(void)policy_json_writer_add_string(w, "error", what);
 		(void)policy_json_writer_close_object(w);
 	}
 	(void)policy_json_writer_close_array(w);
 }
 
-static void json_breaking(jw *w, const char *key, const struct audit *a,
-			  enum verdict at_least)
+static void json_breaking(jw *w, const char *key, const struct audit *a, enum verdict at_least)
 {
 	char buf[48];
 
@@ -1669,15 +1595,12 @@ static void json_breaking(jw *w, const char *key, const struct audit *a,
 		if (ns->verdict < at_least || !ns->worst)
 			continue;
 		(void)policy_json_writer_open_object(w, NULL);
-		(void)policy_json_writer_add_string(
-			w, "label", ns_label(ns, buf, sizeof(buf)));
-		(void)policy_json_writer_add_int(w, "pid_namespace",
-						 (long long)ns->ino);
+		(void)policy_json_writer_add_string(w, "label", ns_label(ns, buf, sizeof(buf)));
+		(void)policy_json_writer_add_int(w, "pid_namespace", (long long)ns->ino);
 		(void)policy_json_writer_add_int(w, "pid", ns->worst->pid);
 		(void)policy_json_writer_add_string(w, "comm", ns->worst->comm);
 		(void)policy_json_writer_add_string(w, "tag", ns->worst->j.tag);
-		(void)policy_json_writer_add_bool(
-			w, "worst_case", worst_case(ns->worst->j.basis));
+		(void)policy_json_writer_add_bool(w, "worst_case", worst_case(ns->worst->j.basis));
 		(void)policy_json_writer_close_object(w);
 	}
 	(void)policy_json_writer_close_array(w);
@@ -1693,12 +1616,10 @@ static void json_summary(jw *w, const struct audit *a, const char *line)
 		containers += !a->ns[i].initial;
 	}
 	(void)policy_json_writer_open_object(w, "summary");
-	(void)policy_json_writer_add_int(w, "containers",
-					 (long long)containers);
+	(void)policy_json_writer_add_int(w, "containers", (long long)containers);
 	(void)policy_json_writer_add_bool(w, "host", host);
 	(void)policy_json_writer_add_int(w, "processes", (long long)a->n_procs);
-	(void)policy_json_writer_add_int(w, "unreadable",
-					 (long long)a->n_unreadable);
+	(void)policy_json_writer_add_int(w, "unreadable", (long long)a->n_unreadable);
 	(void)policy_json_writer_add_int(w, "kernel_threads", a->kthreads);
 	(void)policy_json_writer_add_int(w, "zombies", a->zombies);
 	(void)policy_json_writer_add_int(w, "gone", a->gone);
@@ -1740,27 +1661,7 @@ static int print_json(const struct audit *a)
 void nsexec_audit_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: memfd-noexec audit [--json] [--pid N | --container-pid N "
-		"| --all]\n"
-		"\n"
-		"Reads /proc (and changes nothing) to tell, per process and per\n"
-		"PID namespace (container), what raising vm.memfd_noexec would\n"
-		"break: \"fine at 2\", \"breaks at 2 only\" or \"breaks at 1 and "
-		"2\",\n"
-		"with the reason; \"(worst case)\" where the kernel cannot tell\n"
-		"how a memfd was made.  Ends with a summary line.\n"
-		"\n"
-		"  --all              every process /proc shows (default)\n"
-		"  --pid N            process N only\n"
-		"  --container-pid N  the PID namespace of process N (a container's\n"
-		"                     init), every process in it\n"
-		"  --json             one JSON document instead of text\n"
-		"\n"
-		"PIDs are as this /proc shows them.  As root every process and\n"
-		"every namespace's level can be read; a user reads their own\n"
-		"processes, the level of their own PID namespace only, and gets\n"
-		"the others listed as unreadable.  Exit status: 0 audited\n"
-		"(whatever the verdicts), 1 failure, 2 bad usage.\n");
+		"Usage: memfd-noexec audit [--json] [--pid N | --container-pid N | --all]\n\nReads /proc (and changes nothing) to tell, per process and per\nPID namespace (container), what raising vm.memfd_noexec would\nbreak: \"fine at 2\", \"breaks at 2 only\" or \"breaks at 1 and 2\",\nwith the reason; \"(worst case)\" where the kernel cannot tell\nhow a memfd was made.  Ends with a summary line.\n\n  --all              every process /proc shows (default)\n  --pid N            process N only\n  --container-pid N  the PID namespace of process N (a container's\n                     init), every process in it\n  --json             one JSON document instead of text\n\nPIDs are as this /proc shows them.  As root every process and\nevery namespace's level can be read; a user reads their own\nprocesses, the level of their own PID namespace only, and gets\nthe others listed as unreadable.  Exit status: 0 audited\n(whatever the verdicts), 1 failure, 2 bad usage.\n");
 }
 
 static void audit_done(struct audit *a)
@@ -1777,21 +1678,18 @@ static void audit_done(struct audit *a)
 }
 
 /* Sets the scope; refuses a second one.  0 or exits. */
-static int set_scope(struct audit *a, enum scope s, const char *opt,
-		     const char *arg, bool *chosen)
+static int set_scope(struct audit *a, enum scope s, const char *opt, const char *arg, bool *chosen)
 {
 	if (*chosen) {
-		msg("only one of --all, --pid N, --container-pid N may be "
-		    "given ('%s' comes after another)",
+		msg("only one of --all, --pid N, --container-pid N may be given ('%s' comes after another)",
 		    opt);
 		return -EINVAL;
 	}
 	*chosen = true;
 	a->scope = s;
 	if (s != SCOPE_ALL && parse_pid(arg, &a->target) < 0) {
-		msg("invalid %s '%s': a process ID is a decimal number from 1 "
-		    "to %d",
-		    opt, arg, INT_MAX);
+		msg("invalid %s '%s': a process ID is a decimal number from 1 to %d", opt, arg,
+		    INT_MAX);
 		return -EINVAL;
 	}
 	return 0;
@@ -1814,8 +1712,7 @@ static int parse_options(int argc, char *argv[], struct audit *a, bool *json)
 
 	optind = 1;
 	opterr = 0;
-	while (r == 0 && (c = getopt_long(argc, argv, "+:hjap:c:", options,
-					  NULL)) != -1) {
+	while (r == 0 && (c = getopt_long(argc, argv, "+:hjap:c:", options, NULL)) != -1) {
 		switch (c) {
 		case 'h':
 			nsexec_audit_usage(stdout);
@@ -1830,22 +1727,19 @@ static int parse_options(int argc, char *argv[], struct audit *a, bool *json)
 			r = set_scope(a, SCOPE_PID, "--pid", optarg, &chosen);
 			break;
 		case 'c':
-			r = set_scope(a, SCOPE_CONTAINER, "--container-pid",
-				      optarg, &chosen);
+			r = set_scope(a, SCOPE_CONTAINER, "--container-pid", optarg, &chosen);
 			break;
 		case ':':
 			msg("option '%s' needs a process ID", argv[optind - 1]);
 			return -EINVAL;
 		default:
-			msg("unknown option '%s': allowed are --json, --all, "
-			    "--pid N, --container-pid N, --help",
+			msg("unknown option '%s': allowed are --json, --all, --pid N, --container-pid N, --help",
 			    argv[optind - 1]);
 			return -EINVAL;
 		}
 	}
 	if (r == 0 && optind < argc) {
-		msg("unexpected argument '%s': audit takes only options (see "
-		    "--help)",
+		msg("unexpected argument '%s': audit takes only options (see --help)",
 		    argv[optind]);
 		return -EINVAL;
 	}
@@ -1858,8 +1752,7 @@ static int collect(struct audit *a)
 	struct stat st;
 	int r;
 
-	if (stat("/proc/thread-self/ns/pid", &st) == 0 ||
-	    stat("/proc/self/ns/pid", &st) == 0) {
+	if (stat("/proc/thread-self/ns/pid", &st) == 0 || stat("/proc/self/ns/pid", &st) == 0) {
 		a->have_self = true;
 		a->self_dev = st.st_dev;
 		a->self_ino = st.st_ino;
@@ -1867,19 +1760,14 @@ static int collect(struct audit *a)
 	if (a->scope == SCOPE_CONTAINER) {
 		r = resolve_container(a);
 		if (r == -EEXIST) {
-			msg("process %d is in the initial PID namespace, so it "
-			    "is no container's init; use --pid %d for it or "
-			    "--all for the host",
+			msg("process %d is in the initial PID namespace, so it is no container's init; use --pid %d for it or --all for the host",
 			    (int)a->target, (int)a->target);
 			return 1;
 		}
 		if (r < 0) {
-			msg("Failed to read the PID namespace of process %d: "
-			    "%s%s",
-			    (int)a->target, strerror(-r),
-			    r == -EACCES ? " (another user's process: run as "
-					   "root)"
-					 : "");
+			msg("Failed to read the PID namespace of process %d: %s%s", (int)a->target,
+			    strerror(-r),
+			    r == -EACCES ? " (another user's process: run as root)" : "");
 			return 1;
 		}
 	}

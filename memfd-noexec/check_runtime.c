@@ -108,25 +108,7 @@ _printf_(1, 2) static void check_err(const char *fmt, ...)
 static void usage_check(FILE *f)
 {
 	fprintf(f,
-		"Usage: memfd-noexec check --runtime PATH [--json]\n"
-		"\n"
-		"Tells whether the OCI runtime at PATH honours the memfd_noexec\n"
-		"annotation, by running small containers with it (as root): one\n"
-		"annotated \"2\" must see vm.memfd_noexec=2, one annotated \"3\"\n"
-		"must be refused.  The containers run this program from a\n"
-		"read-only bind of \"/\"; nothing is pulled.  The runtime runs in\n"
-		"a throwaway PID and mount namespace: neither this namespace's\n"
-		"level nor the host's can change.  Its state and bundle live in a\n"
-		"private directory that is removed afterwards.\n"
-		"\n"
-		"Verdicts: honours (exit 0); ignores: containers run unprotected;\n"
-		"refuses; cannot-tell, e.g. when the level here is already 2\n"
-		"(exit 1 for these).  Exit 2: bad usage, or PATH is not an\n"
-		"executable file.\n"
-		"\n"
-		"  -r, --runtime PATH  the runtime binary (runc, crun, ...)\n"
-		"  -j, --json          one JSON object instead of text\n"
-		"      --inside        (internal) what the test container runs\n");
+		"Usage: memfd-noexec check --runtime PATH [--json]\n\nTells whether the OCI runtime at PATH honours the memfd_noexec\nannotation, by running small containers with it (as root): one\nannotated \"2\" must see vm.memfd_noexec=2, one annotated \"3\"\nmust be refused.  The containers run this program from a\nread-only bind of \"/\"; nothing is pulled.  The runtime runs in\na throwaway PID and mount namespace: neither this namespace's\nlevel nor the host's can change.  Its state and bundle live in a\nprivate directory that is removed afterwards.\n\nVerdicts: honours (exit 0); ignores: containers run unprotected;\nrefuses; cannot-tell, e.g. when the level here is already 2\n(exit 1 for these).  Exit 2: bad usage, or PATH is not an\nexecutable file.\n\n  -r, --runtime PATH  the runtime binary (runc, crun, ...)\n  -j, --json          one JSON object instead of text\n      --inside        (internal) what the test container runs\n");
 }
 
 /* ---- the container's side ----------------------------------------------- */
@@ -146,14 +128,12 @@ static int check_inside(void)
 
 	if (level < 0) {
 		/* No report: the caller shows this line as the reason. */
-		check_err("Failed to read vm.memfd_noexec inside the test "
-			  "container: %s",
+		check_err("Failed to read vm.memfd_noexec inside the test container: %s",
 			  strerror(-level));
 		return 1;
 	}
 	fd = missing_memfd_create("memfd-noexec-check", MFD_CLOEXEC | MFD_EXEC);
-	printf(INSIDE_TAG " level=%d mfd_exec=%s\n", level,
-	       fd >= 0 ? "ok" : errno_name(errno));
+	printf(INSIDE_TAG " level=%d mfd_exec=%s\n", level, fd >= 0 ? "ok" : errno_name(errno));
 	return fflush(stdout) == 0 ? 0 : 1;
 }
 
@@ -176,8 +156,7 @@ static void *mfree(void *p)
 
 static int remove_error;
 
-static int remove_entry(const char *path, const struct stat *st, int type,
-			struct FTW *ftw)
+static int remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	if (remove(path) < 0 && errno != ENOENT && remove_error == 0)
 		remove_error = negative_errno();
@@ -200,9 +179,9 @@ static void check_ctx_done(struct check_ctx *c)
 	if (c->dir) {
 		r = remove_tree(c->dir);
 		if (r < 0)
-			check_err("Failed to remove the private directory %s: "
-				  "%s; remove it by hand",
-				  c->dir, strerror(-r));
+			check_err(
+				"Failed to remove the private directory %s: %s; remove it by hand",
+				c->dir, strerror(-r));
 	}
 	c->self = mfree(c->self);
 	c->dir = mfree(c->dir);
@@ -231,8 +210,7 @@ static int make_private_dir(struct check_ctx *c)
 	for (size_t i = 0; i < ELEMENTSOF(parents) && !c->dir; i++) {
 		_cleanup_free_ char *t = NULL;
 
-		if (asprintf(&t, "%s/memfd-noexec-check.XXXXXX", parents[i]) <
-		    0)
+		if (asprintf(&t, "%s/memfd-noexec-check.XXXXXX", parents[i]) < 0)
 			return -ENOMEM;
 		if (!mkdtemp(t)) {
 			r = negative_errno();
@@ -245,12 +223,10 @@ static int make_private_dir(struct check_ctx *c)
 	if (path_join(c->dir, "bundle", &c->bundle) < 0 ||
 	    path_join(c->bundle, "config.json", &c->config) < 0 ||
 	    path_join(c->dir, "state", &c->state) < 0 ||
-	    path_join(c->dir, "rootfs", &c->rootfs) < 0 ||
-	    path_join(c->dir, "out", &c->out) < 0 ||
+	    path_join(c->dir, "rootfs", &c->rootfs) < 0 || path_join(c->dir, "out", &c->out) < 0 ||
 	    path_join(c->dir, "err", &c->err) < 0)
 		return -ENOMEM;
-	if (mkdir(c->bundle, 0700) < 0 || mkdir(c->state, 0700) < 0 ||
-	    mkdir(c->rootfs, 0755) < 0)
+	if (mkdir(c->bundle, 0700) < 0 || mkdir(c->state, 0700) < 0 || mkdir(c->rootfs, 0755) < 0)
 		return negative_errno();
 	return 0;
 }
@@ -290,33 +266,21 @@ static int write_config(const struct check_ctx *c, const char *annotation)
 		return negative_errno();
 	TAKE_FD(fd);
 
-	fputs("{\"ociVersion\":\"1.0.2\",\"process\":{\"terminal\":false,"
-	      "\"user\":{\"uid\":0,\"gid\":0},\"args\":[",
+	fputs("{\"ociVersion\":\"1.0.2\",\"process\":{\"terminal\":false,\"user\":{\"uid\":0,\"gid\":0},\"args\":[",
 	      f);
 	r = put_json_string(f, c->self);
 	/* No capabilities: a container keeping CAP_SYS_ADMIN could undo its
 	 * level, and an honouring runtime refuses to promise one then. */
-	fputs(",\"check\",\"--inside\"],\"env\":[\"PATH=/usr/sbin:/usr/bin:"
-	      "/sbin:/bin\"],\"cwd\":\"/\",\"noNewPrivileges\":true,"
-	      "\"capabilities\":{\"bounding\":[],\"effective\":[],"
-	      "\"permitted\":[]}},\"root\":{\"path\":",
+	fputs(",\"check\",\"--inside\"],\"env\":[\"PATH=/usr/sbin:/usr/bin:/sbin:/bin\"],\"cwd\":\"/\",\"noNewPrivileges\":true,\"capabilities\":{\"bounding\":[],\"effective\":[],\"permitted\":[]}},\"root\":{\"path\":",
 	      f);
 	r2 = put_json_string(f, c->rootfs);
 	if (r >= 0)
 		r = r2;
-	fputs(",\"readonly\":true},\"hostname\":\"memfd-noexec-check\","
-	      "\"mounts\":[{\"destination\":\"/proc\",\"type\":\"proc\","
-	      "\"source\":\"proc\",\"options\":[\"nosuid\",\"noexec\","
-	      "\"nodev\"]},{\"destination\":\"/dev\",\"type\":\"tmpfs\","
-	      "\"source\":\"tmpfs\",\"options\":[\"nosuid\",\"mode=755\","
-	      "\"size=1024k\"]}],",
+	fputs(",\"readonly\":true},\"hostname\":\"memfd-noexec-check\",\"mounts\":[{\"destination\":\"/proc\",\"type\":\"proc\",\"source\":\"proc\",\"options\":[\"nosuid\",\"noexec\",\"nodev\"]},{\"destination\":\"/dev\",\"type\":\"tmpfs\",\"source\":\"tmpfs\",\"options\":[\"nosuid\",\"mode=755\",\"size=1024k\"]}],",
 	      f);
 	if (annotation)
-		fprintf(f, "\"annotations\":{\"memfd_noexec\":\"%s\"},",
-			annotation);
-	fputs("\"linux\":{\"namespaces\":[{\"type\":\"pid\"},{\"type\":"
-	      "\"mount\"},{\"type\":\"ipc\"},{\"type\":\"uts\"},{\"type\":"
-	      "\"network\"}]}}\n",
+		fprintf(f, "\"annotations\":{\"memfd_noexec\":\"%s\"},", annotation);
+	fputs("\"linux\":{\"namespaces\":[{\"type\":\"pid\"},{\"type\":\"mount\"},{\"type\":\"ipc\"},{\"type\":\"uts\"},{\"type\":\"network\"}]}}\n",
 	      f);
 	if (ferror(f)) {
 		(void)fclose(f);
@@ -416,8 +380,7 @@ static int wait_deadline(pid_t pid, int timeout_ms, int *ret_status)
 
 /* In a forked child: stdin from /dev/null, stdout/stderr to the fds, the
  * caller's signal mask back, then exec argv with a clean environment. */
-static pid_t spawn(char *const argv[], int out_fd, int err_fd,
-		   const sigset_t *mask)
+static pid_t spawn(char *const argv[], int out_fd, int err_fd, const sigset_t *mask)
 {
 	pid_t pid = fork();
 	int null_fd;
@@ -428,12 +391,12 @@ static pid_t spawn(char *const argv[], int out_fd, int err_fd,
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 	(void)sigprocmask(SIG_SETMASK, mask, NULL);
 	null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
-	if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0 ||
-	    dup2(out_fd, STDOUT_FILENO) < 0 || dup2(err_fd, STDERR_FILENO) < 0)
+	if (null_fd < 0 || dup2(null_fd, STDIN_FILENO) < 0 || dup2(out_fd, STDOUT_FILENO) < 0 ||
+	    dup2(err_fd, STDERR_FILENO) < 0)
 		_exit(126);
 	execve(argv[0], argv, (char *const *)runtime_env);
-	dprintf(STDERR_FILENO, "memfd-noexec check: Failed to execute %s: %s\n",
-		argv[0], strerror(errno));
+	dprintf(STDERR_FILENO, "memfd-noexec check: Failed to execute %s: %s\n", argv[0],
+		strerror(errno));
 	_exit(errno == ENOENT ? 127 : 126);
 }
 
@@ -443,8 +406,7 @@ static void hide_hybrid_cgroup2(void)
 {
 	struct statfs top, unified;
 
-	if (statfs("/sys/fs/cgroup", &top) < 0 ||
-	    top.f_type != (typeof(top.f_type))TMPFS_MAGIC)
+	if (statfs("/sys/fs/cgroup", &top) < 0 || top.f_type != (typeof(top.f_type))TMPFS_MAGIC)
 		return;
 	if (statfs("/sys/fs/cgroup/unified", &unified) < 0 ||
 	    unified.f_type != (typeof(unified.f_type))CGROUP2_SUPER_MAGIC)
@@ -459,8 +421,7 @@ static int namespace_mounts(const struct check_ctx *c, enum run_step *ret_step)
 	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		return negative_errno();
 	*ret_step = STEP_MOUNT_PROC;
-	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		  NULL) < 0)
+	if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		return negative_errno();
 	hide_hybrid_cgroup2();
 	*ret_step = STEP_BIND_ROOT;
@@ -471,21 +432,13 @@ static int namespace_mounts(const struct check_ctx *c, enum run_step *ret_step)
 }
 
 /* Runs the container and deletes it; fills *rep. */
-static void namespace_run(const struct check_ctx *c, const sigset_t *mask,
-			  struct run_report *rep)
+static void namespace_run(const struct check_ctx *c, const sigset_t *mask, struct run_report *rep)
 {
 	_cleanup_close_ int out_fd = -EBADF, err_fd = -EBADF, null_fd = -EBADF;
-	char *run_argv[] = {(char *)c->runtime, (char *)"--root",
-			    c->state,		(char *)"run",
-			    (char *)"--bundle", c->bundle,
-			    (char *)c->id,	NULL};
-	char *delete_argv[] = {(char *)c->runtime,
-			       (char *)"--root",
-			       c->state,
-			       (char *)"delete",
-			       (char *)"-f",
-			       (char *)c->id,
-			       NULL};
+	char *run_argv[] = {(char *)c->runtime, (char *)"--root", c->state,	 (char *)"run",
+			    (char *)"--bundle", c->bundle,	  (char *)c->id, NULL};
+	char *delete_argv[] = {(char *)c->runtime, (char *)"--root", c->state, (char *)"delete",
+			       (char *)"-f",	   (char *)c->id,    NULL};
 	int status, r;
 	pid_t pid;
 
@@ -516,8 +469,7 @@ static void namespace_run(const struct check_ctx *c, const sigset_t *mask,
 	 * state and cgroups behind. */
 	pid = spawn(delete_argv, null_fd, null_fd, mask);
 	if (pid > 0 && wait_deadline(pid, DELETE_TIMEOUT_MS, &status) == 0)
-		rep->delete_clean =
-			WIFEXITED(status) && WEXITSTATUS(status) == 0;
+		rep->delete_clean = WIFEXITED(status) && WEXITSTATUS(status) == 0;
 	/* The runtime's own namespace: a runtime that wrote the sysctl
 	 * there would write the host's when run on the host. */
 	rep->level_after = mt_memfd_noexec_read();
@@ -591,8 +543,7 @@ static void parse_inside(const char *text, struct run_result *res)
 
 	if (!p)
 		return;
-	if (sscanf(p, INSIDE_TAG " level=%d mfd_exec=%31[A-Za-z0-9]", &level,
-		   name) != 2)
+	if (sscanf(p, INSIDE_TAG " level=%d mfd_exec=%31[A-Za-z0-9]", &level, name) != 2)
 		return;
 	res->ran = true;
 	res->level = level;
@@ -604,8 +555,8 @@ static void parse_inside(const char *text, struct run_result *res)
  * namespaces and forks their init, which runs the container and writes
  * its report to wr.  Returns the parent's pid, or -errno.
  */
-static pid_t spawn_namespace(struct check_ctx *c, int rd, int wr,
-			     const sigset_t *mask, struct mt_error **err)
+static pid_t spawn_namespace(struct check_ctx *c, int rd, int wr, const sigset_t *mask,
+			     struct mt_error **err)
 {
 	pid_t pid, init;
 	int status;
@@ -613,15 +564,13 @@ static pid_t spawn_namespace(struct check_ctx *c, int rd, int wr,
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
-		return mt_error_set(err, negative_errno(),
-				    "Failed to fork: %m");
+		return mt_error_set(err, negative_errno(), "Failed to fork: %m");
 	if (pid > 0)
 		return pid;
 	(void)close(rd);
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (unshare(CLONE_NEWPID | CLONE_NEWNS) < 0) {
-		struct run_report rep = {.step = STEP_MOUNT_PRIVATE,
-					 .error = negative_errno()};
+		struct run_report rep = {.step = STEP_MOUNT_PRIVATE, .error = negative_errno()};
 
 		(void)!write(wr, &rep, sizeof(rep));
 		_exit(1);
@@ -637,37 +586,30 @@ static pid_t spawn_namespace(struct check_ctx *c, int rd, int wr,
 }
 
 /* Waits for the run and takes in its report and the container's output. */
-static int collect_run(struct check_ctx *c, int rd, pid_t pid,
-		       struct run_result *res, struct mt_error **err)
+static int collect_run(struct check_ctx *c, int rd, pid_t pid, struct run_result *res,
+		       struct mt_error **err)
 {
 	_cleanup_free_ char *out = NULL, *errout = NULL;
 	int status, r;
 
-	r = wait_deadline(pid, RUN_TIMEOUT_MS + DELETE_TIMEOUT_MS + 10000,
-			  &status);
+	r = wait_deadline(pid, RUN_TIMEOUT_MS + DELETE_TIMEOUT_MS + 10000, &status);
 	if (r == -ETIMEDOUT)
-		return mt_error_set(err, r,
-				    "Failed to finish the run in time "
-				    "(killed)");
+		return mt_error_set(err, r, "Failed to finish the run in time (killed)");
 	if (r < 0)
-		return mt_error_set(err, r, "Failed to wait for the run: %s",
-				    strerror(-r));
+		return mt_error_set(err, r, "Failed to wait for the run: %s", strerror(-r));
 	if (read_up_to(rd, &res->rep, sizeof(res->rep)) != sizeof(res->rep))
 		return mt_error_set(err, -EPROTO,
-				    "Failed to get a report from the "
-				    "namespace's init");
+				    "Failed to get a report from the namespace's init");
 	if (res->rep.step != STEP_NONE) {
 		r = res->rep.error < 0 ? res->rep.error : -EIO;
-		return mt_error_set(err, r, "Failed to %s: %s",
-				    run_step_to_string(res->rep.step),
+		return mt_error_set(err, r, "Failed to %s: %s", run_step_to_string(res->rep.step),
 				    strerror(-r));
 	}
 	res->done = true;
 	out = read_capture(c->out);
 	errout = read_capture(c->err);
 	if (!out || !errout)
-		return mt_error_set(err, -ENOMEM,
-				    "Failed to read the container's output");
+		return mt_error_set(err, -ENOMEM, "Failed to read the container's output");
 	parse_inside(out, res);
 	res->message = last_line(errout);
 	return 0;
@@ -678,9 +620,8 @@ static int collect_run(struct check_ctx *c, int rd, pid_t pid,
  * Returns 0 when the run took place (whatever the runtime did), -errno
  * when the check itself could not run it (then *err says why).
  */
-static int run_one(struct check_ctx *c, const char *annotation,
-		   const sigset_t *mask, struct run_result *res,
-		   struct mt_error **err)
+static int run_one(struct check_ctx *c, const char *annotation, const sigset_t *mask,
+		   struct run_result *res, struct mt_error **err)
 {
 	_cleanup_close_ int rd = -EBADF, wr = -EBADF;
 	int p[2], r;
@@ -689,16 +630,13 @@ static int run_one(struct check_ctx *c, const char *annotation,
 	*res = (struct run_result){.annotation = annotation, .level = -1};
 	r = write_config(c, annotation);
 	if (r == -EILSEQ)
-		return mt_error_set(err, r,
-				    "Failed to write config.json: the "
-				    "path of memfd-noexec must be "
-				    "printable ASCII");
+		return mt_error_set(
+			err, r,
+			"Failed to write config.json: the path of memfd-noexec must be printable ASCII");
 	if (r < 0)
-		return mt_error_set(err, r, "Failed to write config.json: %s",
-				    strerror(-r));
+		return mt_error_set(err, r, "Failed to write config.json: %s", strerror(-r));
 	if (pipe2(p, O_CLOEXEC) < 0)
-		return mt_error_set(err, negative_errno(),
-				    "Failed to create a pipe: %m");
+		return mt_error_set(err, negative_errno(), "Failed to create a pipe: %m");
 	rd = p[0];
 	wr = p[1];
 	pid = spawn_namespace(c, rd, wr, mask, err);
@@ -744,8 +682,7 @@ static void outcome_done(struct check_outcome *o)
 		run_result_done(&o->runs[i]);
 }
 
-_printf_(3, 4) static int set_verdict(struct check_outcome *o, enum verdict v,
-				      const char *fmt, ...)
+_printf_(3, 4) static int set_verdict(struct check_outcome *o, enum verdict v, const char *fmt, ...)
 {
 	va_list ap;
 	int r;
@@ -770,8 +707,7 @@ static void describe_exit(const struct run_result *r, char *buf, size_t n)
 	else if (WIFEXITED(r->rep.status))
 		snprintf(buf, n, "exit status %d", WEXITSTATUS(r->rep.status));
 	else if (WIFSIGNALED(r->rep.status))
-		snprintf(buf, n, "killed by signal %d",
-			 WTERMSIG(r->rep.status));
+		snprintf(buf, n, "killed by signal %d", WTERMSIG(r->rep.status));
 	else
 		snprintf(buf, n, "wait status 0x%x", (unsigned)r->rep.status);
 }
@@ -784,19 +720,15 @@ static const char *msg_or(const struct run_result *r)
 static int changed_own_level(const struct check_ctx *c, struct check_outcome *o,
 			     const struct run_result *r)
 {
-	return set_verdict(o, VERDICT_CANNOT_TELL,
-			   "DANGER: with the annotation \"%s\" the runtime "
-			   "changed vm.memfd_noexec of the PID namespace it "
-			   "runs in (from %d to %d): started on the host, it "
-			   "would change the host's level.  (The check ran it "
-			   "in a throwaway namespace: nothing here changed.)",
-			   r->annotation ? r->annotation : "", c->level_here,
-			   r->rep.level_after);
+	return set_verdict(
+		o, VERDICT_CANNOT_TELL,
+		"DANGER: with the annotation \"%s\" the runtime changed vm.memfd_noexec of the PID namespace it runs in (from %d to %d): started on the host, it would change the host's level.  (The check ran it in a throwaway namespace: nothing here changed.)",
+		r->annotation ? r->annotation : "", c->level_here, r->rep.level_after);
 }
 
 /* After "2" ran at level 2: does "3" fail, as a bad value must? */
-static int decide_three(struct check_ctx *c, const sigset_t *mask,
-			struct check_outcome *o, struct mt_error **err)
+static int decide_three(struct check_ctx *c, const sigset_t *mask, struct check_outcome *o,
+			struct mt_error **err)
 {
 	struct run_result *three = &o->runs[1];
 	int r;
@@ -807,26 +739,23 @@ static int decide_three(struct check_ctx *c, const sigset_t *mask,
 	if (three->rep.level_after != c->level_here)
 		return changed_own_level(c, o, three);
 	if (three->ran)
-		return set_verdict(o, VERDICT_IGNORES,
-				   "it accepts the invalid value \"3\" and "
-				   "runs the container (at level %d): a "
-				   "mistyped annotation runs without the "
-				   "protection it asked for instead of failing",
-				   three->level);
+		return set_verdict(
+			o, VERDICT_IGNORES,
+			"it accepts the invalid value \"3\" and runs the container (at level %d): a mistyped annotation runs without the protection it asked for instead of failing",
+			three->level);
 	if (three->rep.timed_out)
-		return set_verdict(o, VERDICT_CANNOT_TELL,
-				   "the container annotated \"3\" timed "
-				   "out instead of being refused");
-	return set_verdict(o, VERDICT_HONOURS,
-			   "a container annotated \"2\" saw "
-			   "vm.memfd_noexec=2 (here: %d), and \"3\" "
-			   "was refused",
-			   c->level_here);
+		return set_verdict(
+			o, VERDICT_CANNOT_TELL,
+			"the container annotated \"3\" timed out instead of being refused");
+	return set_verdict(
+		o, VERDICT_HONOURS,
+		"a container annotated \"2\" saw vm.memfd_noexec=2 (here: %d), and \"3\" was refused",
+		c->level_here);
 }
 
 /* "2" failed: because of the annotation, or does nothing run here? */
-static int decide_failed(struct check_ctx *c, const sigset_t *mask,
-			 struct check_outcome *o, struct mt_error **err)
+static int decide_failed(struct check_ctx *c, const sigset_t *mask, struct check_outcome *o,
+			 struct mt_error **err)
 {
 	struct run_result *two = &o->runs[0], *ctl = &o->runs[2];
 	char how[64];
@@ -837,22 +766,21 @@ static int decide_failed(struct check_ctx *c, const sigset_t *mask,
 		return r;
 	describe_exit(two, how, sizeof(how));
 	if (ctl->ran)
-		return set_verdict(o, VERDICT_REFUSES,
-				   "a container annotated \"2\" failed (%s: "
-				   "%s), while one without the annotation ran",
-				   how, msg_or(two));
-	return set_verdict(o, VERDICT_CANNOT_TELL,
-			   "the runtime cannot run the check's container here "
-			   "even without the annotation (%s: %s)",
-			   how, msg_or(two));
+		return set_verdict(
+			o, VERDICT_REFUSES,
+			"a container annotated \"2\" failed (%s: %s), while one without the annotation ran",
+			how, msg_or(two));
+	return set_verdict(
+		o, VERDICT_CANNOT_TELL,
+		"the runtime cannot run the check's container here even without the annotation (%s: %s)",
+		how, msg_or(two));
 }
 
 /*
  * Runs the containers and decides.  Returns 0 with a verdict in *o, or
  * -errno when the check itself failed (message printed).
  */
-static int decide(struct check_ctx *c, const sigset_t *mask,
-		  struct check_outcome *o)
+static int decide(struct check_ctx *c, const sigset_t *mask, struct check_outcome *o)
 {
 	_cleanup_error_ struct mt_error *err = NULL;
 	struct run_result *two = &o->runs[0];
@@ -864,16 +792,12 @@ static int decide(struct check_ctx *c, const sigset_t *mask,
 	if (r >= 0 && two->ran && two->level == 2)
 		r = decide_three(c, mask, o, &err);
 	else if (r >= 0 && two->ran)
-		r = set_verdict(o, VERDICT_IGNORES,
-				"a container annotated \"2\" ran at "
-				"vm.memfd_noexec=%d (MFD_EXEC: %s): it runs "
-				"UNPROTECTED, without any error.  Use the "
-				"memfd-noexec OCI hook with this runtime, or a "
-				"runtime that honours the annotation",
-				two->level, two->mfd_exec);
+		r = set_verdict(
+			o, VERDICT_IGNORES,
+			"a container annotated \"2\" ran at vm.memfd_noexec=%d (MFD_EXEC: %s): it runs UNPROTECTED, without any error.  Use the memfd-noexec OCI hook with this runtime, or a runtime that honours the annotation",
+			two->level, two->mfd_exec);
 	else if (r >= 0 && two->rep.timed_out)
-		r = set_verdict(o, VERDICT_CANNOT_TELL,
-				"the container annotated \"2\" timed out");
+		r = set_verdict(o, VERDICT_CANNOT_TELL, "the container annotated \"2\" timed out");
 	else if (r >= 0)
 		r = decide_failed(c, mask, o, &err);
 	if (r < 0 && err)
@@ -890,8 +814,7 @@ static char *printable(const char *s)
 
 	if (m)
 		for (char *p = m; *p; p++)
-			if ((unsigned char)*p < 0x20 ||
-			    (unsigned char)*p >= 0x7f)
+			if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
 				*p = '?';
 	return m;
 }
@@ -907,20 +830,16 @@ static void print_run_text(const struct run_result *r)
 	else
 		printf("no annotation: ");
 	if (r->ran) {
-		printf("ran at level %d (MFD_EXEC: %s)\n", r->level,
-		       r->mfd_exec);
+		printf("ran at level %d (MFD_EXEC: %s)\n", r->level, r->mfd_exec);
 		return;
 	}
 	describe_exit(r, how, sizeof(how));
 	printf("failed (%s%s): %s\n", how,
-	       strcmp(how, "exit status 0") == 0 ? ", but the container "
-						   "printed no report"
-						 : "",
+	       strcmp(how, "exit status 0") == 0 ? ", but the container printed no report" : "",
 	       msg_or(r));
 }
 
-static int print_text(const char *runtime, const struct check_ctx *c,
-		      const struct check_outcome *o)
+static int print_text(const char *runtime, const struct check_ctx *c, const struct check_outcome *o)
 {
 	printf("runtime: %s\n", runtime);
 	if (c->level_here >= 0)
@@ -932,17 +851,15 @@ static int print_text(const char *runtime, const struct check_ctx *c,
 	return fflush(stdout) == 0 ? 0 : negative_errno();
 }
 
-static void add_run_json(struct policy_json_writer *w,
-			 const struct run_result *r)
+static void add_run_json(struct policy_json_writer *w, const struct run_result *r)
 {
 	char how[64];
 
 	if (!r->done)
 		return;
-	(void)policy_json_writer_open_object(
-		w, !r->annotation		     ? "control"
-		   : strcmp(r->annotation, "2") == 0 ? "annotation_2"
-						     : "annotation_3");
+	(void)policy_json_writer_open_object(w, !r->annotation			  ? "control"
+						: strcmp(r->annotation, "2") == 0 ? "annotation_2"
+										  : "annotation_3");
 	(void)policy_json_writer_add_bool(w, "ran", r->ran);
 	if (r->ran) {
 		(void)policy_json_writer_add_int(w, "level", r->level);
@@ -958,8 +875,7 @@ static void add_run_json(struct policy_json_writer *w,
 	(void)policy_json_writer_close_object(w);
 }
 
-static int print_json(const char *runtime, const struct check_ctx *c,
-		      const struct check_outcome *o)
+static int print_json(const char *runtime, const struct check_ctx *c, const struct check_outcome *o)
 {
 	_cleanup_(policy_json_writer_freep) struct policy_json_writer *w = NULL;
 	int r;
@@ -970,12 +886,10 @@ static int print_json(const char *runtime, const struct check_ctx *c,
 	(void)policy_json_writer_open_object(w, NULL);
 	(void)policy_json_writer_add_string(w, "runtime", runtime);
 	if (c->level_here >= 0)
-		(void)policy_json_writer_add_int(w, "level_here",
-						 c->level_here);
+		(void)policy_json_writer_add_int(w, "level_here", c->level_here);
 	else
 		(void)policy_json_writer_add_null(w, "level_here");
-	(void)policy_json_writer_add_string(w, "verdict",
-					    verdict_to_string(o->verdict));
+	(void)policy_json_writer_add_string(w, "verdict", verdict_to_string(o->verdict));
 	(void)policy_json_writer_add_string(w, "reason", o->reason);
 	for (size_t i = 0; i < ELEMENTSOF(o->runs); i++)
 		add_run_json(w, &o->runs[i]);
@@ -991,23 +905,21 @@ static int validate_runtime(const char *path)
 	struct stat st;
 
 	if (!strchr(path, '/')) {
-		check_err("--runtime '%s' is a name, not a path: give the "
-			  "binary's path, e.g. --runtime \"$(command -v %s)\"",
-			  path, path);
+		check_err(
+			"--runtime '%s' is a name, not a path: give the binary's path, e.g. --runtime \"$(command -v %s)\"",
+			path, path);
 		return -EINVAL;
 	}
 	if (stat(path, &st) < 0) {
-		check_err("Failed to find the runtime '%s': %m; --runtime "
-			  "needs the path of an OCI runtime binary such as "
-			  "/usr/sbin/runc",
-			  path);
+		check_err(
+			"Failed to find the runtime '%s': %m; --runtime needs the path of an OCI runtime binary such as /usr/sbin/runc",
+			path);
 		return negative_errno();
 	}
 	if (!S_ISREG(st.st_mode)) {
-		check_err("The runtime '%s' is not a regular file; --runtime "
-			  "needs the path of an OCI runtime binary such as "
-			  "/usr/sbin/runc",
-			  path);
+		check_err(
+			"The runtime '%s' is not a regular file; --runtime needs the path of an OCI runtime binary such as /usr/sbin/runc",
+			path);
 		return -EINVAL;
 	}
 	if (access(path, X_OK) < 0) {
@@ -1025,33 +937,26 @@ static int precheck(struct check_ctx *c, struct check_outcome *o)
 
 	c->level_here = mt_memfd_noexec_read();
 	if (c->level_here == -ENOENT)
-		return set_verdict(o, VERDICT_CANNOT_TELL,
-				   "this kernel has no vm.memfd_noexec (it "
-				   "needs Linux 6.3 or later, with "
-				   "CONFIG_PID_NS): no runtime can honour the "
-				   "annotation here");
+		return set_verdict(
+			o, VERDICT_CANNOT_TELL,
+			"this kernel has no vm.memfd_noexec (it needs Linux 6.3 or later, with CONFIG_PID_NS): no runtime can honour the annotation here");
 	if (c->level_here < 0)
 		return set_verdict(o, VERDICT_CANNOT_TELL,
 				   "Failed to read vm.memfd_noexec here: %s",
 				   strerror(-c->level_here));
 	if (c->level_here >= 2)
-		return set_verdict(o, VERDICT_CANNOT_TELL,
-				   "vm.memfd_noexec is already 2 in this PID "
-				   "namespace, and every container below it "
-				   "inherits 2: honouring and ignoring the "
-				   "annotation look the same.  Run the check "
-				   "from a PID namespace at 0 or 1 (e.g. the "
-				   "host's)");
+		return set_verdict(
+			o, VERDICT_CANNOT_TELL,
+			"vm.memfd_noexec is already 2 in this PID namespace, and every container below it inherits 2: honouring and ignoring the annotation look the same.  Run the check from a PID namespace at 0 or 1 (e.g. the host's)");
 	r = nsexec_can_set_level(&reason);
 	if (r == -EPERM)
-		return set_verdict(o, VERDICT_CANNOT_TELL,
-				   "the check needs global root, as a rootful "
-				   "runtime would run (%s)",
-				   mt_error_message(reason));
+		return set_verdict(
+			o, VERDICT_CANNOT_TELL,
+			"the check needs global root, as a rootful runtime would run (%s)",
+			mt_error_message(reason));
 	if (r < 0)
 		return set_verdict(o, VERDICT_CANNOT_TELL,
-				   "Failed to tell whether this process is "
-				   "privileged: %s",
+				   "Failed to tell whether this process is privileged: %s",
 				   mt_error_message(reason));
 	return 1;
 }
@@ -1082,15 +987,12 @@ static int check_runtime(const char *runtime, bool json)
 		(void)sigprocmask(SIG_BLOCK, &block, &old);
 
 		c.self = realpath("/proc/self/exe", NULL);
-		snprintf(c.id, sizeof(c.id), "memfd-noexec-check-%d",
-			 (int)getpid());
+		snprintf(c.id, sizeof(c.id), "memfd-noexec-check-%d", (int)getpid());
 		if (!c.self) {
-			check_err("Failed to find this program's path "
-				  "(/proc/self/exe): %m");
+			check_err("Failed to find this program's path (/proc/self/exe): %m");
 			r = -errno;
 		} else if ((r = make_private_dir(&c)) < 0) {
-			check_err("Failed to create a private directory in "
-				  "/run or /tmp: %s",
+			check_err("Failed to create a private directory in /run or /tmp: %s",
 				  strerror(-r));
 		} else {
 			r = decide(&c, &old, &o);
@@ -1109,9 +1011,9 @@ static int check_runtime(const char *runtime, bool json)
 	else if (o.verdict == VERDICT_HONOURS)
 		status = 0;
 	if (o.verdict == VERDICT_IGNORES)
-		check_err("WARNING: %s IGNORES the memfd_noexec annotation: "
-			  "containers that ask for it run UNPROTECTED",
-			  shown);
+		check_err(
+			"WARNING: %s IGNORES the memfd_noexec annotation: containers that ask for it run UNPROTECTED",
+			shown);
 	outcome_done(&o);
 	return status;
 }
@@ -1144,30 +1046,25 @@ int nsexec_cmd_check(int argc, char *argv[])
 			inside = true;
 			break;
 		case ':':
-			check_err("option '%s' needs a value: the path of an "
-				  "OCI runtime binary",
+			check_err("option '%s' needs a value: the path of an OCI runtime binary",
 				  argv[optind - 1]);
 			return EXIT_USAGE;
 		default:
-			check_err("unknown option '%s': allowed are "
-				  "--runtime PATH, --json, --help",
-				  optopt > 0 && optopt < 128
-					  ? (char[]){'-', (char)optopt, 0}
-					  : argv[optind - 1]);
+			check_err("unknown option '%s': allowed are --runtime PATH, --json, --help",
+				  optopt > 0 && optopt < 128 ? (char[]){'-', (char)optopt, 0}
+							     : argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
-		check_err("unexpected argument '%s': check takes --runtime "
-			  "PATH [--json]",
+		check_err("unexpected argument '%s': check takes --runtime PATH [--json]",
 			  argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (inside)
 		return check_inside();
 	if (!runtime || !*runtime) {
-		check_err("missing --runtime PATH (e.g. --runtime "
-			  "/usr/sbin/runc)");
+		check_err("missing --runtime PATH (e.g. --runtime /usr/sbin/runc)");
 		return EXIT_USAGE;
 	}
 	if (validate_runtime(runtime) < 0)

@@ -60,8 +60,7 @@ static const char *command = NULL; /* for messages: "memfd-noexec run" */
 
 _printf_(1, 0) static void verr(const char *fmt, va_list ap)
 {
-	fprintf(stderr, "%s%s%s: ", prog, command ? " " : "",
-		command ? command : "");
+	fprintf(stderr, "%s%s%s: ", prog, command ? " " : "", command ? command : "");
 	vfprintf(stderr, fmt, ap);
 	fputc('\n', stderr);
 }
@@ -121,14 +120,10 @@ static void report_result(const struct nsexec_result *res)
 {
 	if (res->joined)
 		fprintf(stderr,
-			"%s: notice: the container joins the existing PID "
-			"namespace pid:[%lu], already at %d (asked for %d); "
-			"it is left unchanged\n",
+			"%s: notice: the container joins the existing PID namespace pid:[%lu], already at %d (asked for %d); it is left unchanged\n",
 			prog, res->ino, res->after, res->requested);
 	else if (res->kept)
-		fprintf(stderr,
-			"%s: notice: kept stricter inherited value %d (asked "
-			"for %d)\n",
+		fprintf(stderr, "%s: notice: kept stricter inherited value %d (asked for %d)\n",
 			prog, res->after, res->requested);
 	if (res->joined)
 		debug("joined %d", res->after);
@@ -144,8 +139,8 @@ static void features_or_die(struct mt_features *f)
 	_cleanup_error_ struct mt_error *e = NULL;
 
 	mt_features_probe(f);
-	if (mt_features_disable(f, getenv("MEMFD_TOOLKIT_FEATURES"),
-				"MEMFD_TOOLKIT_FEATURES", &e) < 0)
+	if (mt_features_disable(f, getenv("MEMFD_TOOLKIT_FEATURES"), "MEMFD_TOOLKIT_FEATURES", &e) <
+	    0)
 		die(EXIT_USAGE, "%s", mt_error_message(e));
 }
 
@@ -154,82 +149,28 @@ static void features_or_die(struct mt_features *f)
 static void usage_main(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s COMMAND [OPTIONS]\n"
-		"       %s --help | --version\n"
-		"\n"
-		"Sets vm.memfd_noexec for a PID namespace (Linux 6.3+):\n"
-		"  0  memfd_create() makes executable memfds unless asked not to\n"
-		"  1  memfds are non-executable and sealed unless MFD_EXEC\n"
-		"  2  like 1, and MFD_EXEC is refused (EACCES)\n"
-		"\n"
-		"Commands:\n"
-		"  status [--json] [--no-probe]  kernel support and the level here\n"
-		"  run --level N [--] CMD...     run CMD in a new PID namespace at N\n"
-		"  hook                          OCI hook (prestart/createRuntime):\n"
-		"                                applies the container's memfd_noexec\n"
-		"                                annotation; OCI state on stdin\n"
-		"  audit [--json] [--pid N | --container-pid N | --all]\n"
-		"                                what levels 1 and 2 would break\n"
-		"  check --runtime PATH [--json] does that runtime honour the\n"
-		"                                annotation? (runs test containers)\n"
-		"  serve [--socket PATH] [--allow-user U]... [--allow-group G]...\n"
-		"                                as root: raise the level for rootless\n"
-		"                                containers that ask over a socket\n"
-		"\n"
-		"Run '%s COMMAND --help' for a command's options.\n",
+		"Usage: %s COMMAND [OPTIONS]\n       %s --help | --version\n\nSets vm.memfd_noexec for a PID namespace (Linux 6.3+):\n  0  memfd_create() makes executable memfds unless asked not to\n  1  memfds are non-executable and sealed unless MFD_EXEC\n  2  like 1, and MFD_EXEC is refused (EACCES)\n\nCommands:\n  status [--json] [--no-probe]  kernel support and the level here\n  run --level N [--] CMD...     run CMD in a new PID namespace at N\n  hook                          OCI hook (prestart/createRuntime):\n                                applies the container's memfd_noexec\n                                annotation; OCI state on stdin\n  audit [--json] [--pid N | --container-pid N | --all]\n                                what levels 1 and 2 would break\n  check --runtime PATH [--json] does that runtime honour the\n                                annotation? (runs test containers)\n  serve [--socket PATH] [--allow-user U]... [--allow-group G]...\n                                as root: raise the level for rootless\n                                containers that ask over a socket\n\nRun '%s COMMAND --help' for a command's options.\n",
 		prog, prog, prog);
 }
 
 static void usage_status(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s status [--json] [--no-probe]\n"
-		"\n"
-		"Prints 'key: value' lines (or, with --json, one JSON object):\n"
-		"  memfd_create, mfd_exec, seal_exec, memfd_noexec, o_tmpfile,\n"
-		"  execveat       what the kernel has (as sealexec --features)\n"
-		"  level          vm.memfd_noexec in this PID namespace\n"
-		"  pid_namespace  initial or child\n"
-		"  semantics      hierarchy, ratchet, absent or unknown; probed in\n"
-		"                 throwaway PID namespaces (never this one) unless\n"
-		"                 --no-probe\n"
-		"  can_raise      whether this process could set the level for a\n"
-		"                 namespace (global root with CAP_SYS_ADMIN)\n",
+		"Usage: %s status [--json] [--no-probe]\n\nPrints 'key: value' lines (or, with --json, one JSON object):\n  memfd_create, mfd_exec, seal_exec, memfd_noexec, o_tmpfile,\n  execveat       what the kernel has (as sealexec --features)\n  level          vm.memfd_noexec in this PID namespace\n  pid_namespace  initial or child\n  semantics      hierarchy, ratchet, absent or unknown; probed in\n                 throwaway PID namespaces (never this one) unless\n                 --no-probe\n  can_raise      whether this process could set the level for a\n                 namespace (global root with CAP_SYS_ADMIN)\n",
 		prog);
 }
 
 static void usage_run(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s run --level N [--proc] [--] CMD [ARG...]\n"
-		"\n"
-		"Creates a PID namespace, sets its vm.memfd_noexec to N (0, 1 or 2)\n"
-		"and runs CMD as its init.  A stricter inherited value is kept,\n"
-		"with a notice.  Needs global root.  Exits with CMD's status\n"
-		"(128+N for signal N); 125 if the namespace could not be set up,\n"
-		"126/127 if CMD could not be executed/found.\n"
-		"\n"
-		"  -l, --level N   0, 1 or 2\n"
-		"  -p, --proc      also a mount namespace with a /proc of the new\n"
-		"                  PID namespace (for runtimes such as runc)\n",
+		"Usage: %s run --level N [--proc] [--] CMD [ARG...]\n\nCreates a PID namespace, sets its vm.memfd_noexec to N (0, 1 or 2)\nand runs CMD as its init.  A stricter inherited value is kept,\nwith a notice.  Needs global root.  Exits with CMD's status\n(128+N for signal N); 125 if the namespace could not be set up,\n126/127 if CMD could not be executed/found.\n\n  -l, --level N   0, 1 or 2\n  -p, --proc      also a mount namespace with a /proc of the new\n                  PID namespace (for runtimes such as runc)\n",
 		prog);
 }
 
 static void usage_hook(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s hook\n"
-		"\n"
-		"An OCI hook for the prestart or createRuntime stage.  Reads the\n"
-		"OCI state from stdin and <bundle>/config.json.  If either asks\n"
-		"for a level (annotations[\"memfd_noexec\"], in the state or the\n"
-		"config, or linux.sysctl[\"vm.memfd_noexec\"]; \"0\", \"1\" or \"2\";\n"
-		"they must agree), it sets vm.memfd_noexec in the PID namespace\n"
-		"of the state's pid when that namespace was created for the\n"
-		"container, and only checks it when the container joined it.\n"
-		"Exits 0 when there is no request; otherwise fails (non-zero,\n"
-		"message on stderr) unless the level is in place: container\n"
-		"creation fails closed.\n",
+		"Usage: %s hook\n\nAn OCI hook for the prestart or createRuntime stage.  Reads the\nOCI state from stdin and <bundle>/config.json.  If either asks\nfor a level (annotations[\"memfd_noexec\"], in the state or the\nconfig, or linux.sysctl[\"vm.memfd_noexec\"]; \"0\", \"1\" or \"2\";\nthey must agree), it sets vm.memfd_noexec in the PID namespace\nof the state's pid when that namespace was created for the\ncontainer, and only checks it when the container joined it.\nExits 0 when there is no request; otherwise fails (non-zero,\nmessage on stderr) unless the level is in place: container\ncreation fails closed.\n",
 		prog);
 }
 
@@ -267,20 +208,17 @@ static int print_status_json(const struct status_info *s)
 		(void)policy_json_writer_add_int(w, "level", s->level);
 	else
 		(void)policy_json_writer_add_null(w, "level");
-	(void)policy_json_writer_add_string(w, "pid_namespace",
-					    pidns_name(s->initial));
+	(void)policy_json_writer_add_string(w, "pid_namespace", pidns_name(s->initial));
 	(void)policy_json_writer_add_string(
-		w, "semantics",
-		s->probed ? nsexec_semantics_to_string(s->sem) : "not probed");
-	(void)policy_json_writer_add_string(
-		w, "semantics_detail", s->sem_detail[0] ? s->sem_detail : NULL);
+		w, "semantics", s->probed ? nsexec_semantics_to_string(s->sem) : "not probed");
+	(void)policy_json_writer_add_string(w, "semantics_detail",
+					    s->sem_detail[0] ? s->sem_detail : NULL);
 	if (s->can == 0 || s->can == -EPERM)
 		(void)policy_json_writer_add_bool(w, "can_raise", s->can == 0);
 	else
 		(void)policy_json_writer_add_null(w, "can_raise");
-	(void)policy_json_writer_add_string(
-		w, "can_raise_detail",
-		s->can == 0 ? NULL : mt_error_message(s->can_reason));
+	(void)policy_json_writer_add_string(w, "can_raise_detail",
+					    s->can == 0 ? NULL : mt_error_message(s->can_reason));
 	(void)policy_json_writer_close_object(w);
 	return policy_json_writer_print(w, stdout);
 }
@@ -288,8 +226,7 @@ static int print_status_json(const struct status_info *s)
 static void print_status_text(const struct status_info *s)
 {
 	for (size_t i = 0; i < mt_features_count; i++)
-		printf("%s: %s\n", mt_feature_name(i),
-		       mt_feature_value(&s->f, i) ? "yes" : "no");
+		printf("%s: %s\n", mt_feature_name(i), mt_feature_value(&s->f, i) ? "yes" : "no");
 	if (s->level >= 0)
 		printf("level: %d\n", s->level);
 	else
@@ -298,8 +235,7 @@ static void print_status_text(const struct status_info *s)
 	if (!s->probed)
 		printf("semantics: not probed\n");
 	else if (s->sem_detail[0])
-		printf("semantics: %s (%s)\n",
-		       nsexec_semantics_to_string(s->sem), s->sem_detail);
+		printf("semantics: %s (%s)\n", nsexec_semantics_to_string(s->sem), s->sem_detail);
 	else
 		printf("semantics: %s\n", nsexec_semantics_to_string(s->sem));
 	if (s->can == 0)
@@ -307,8 +243,7 @@ static void print_status_text(const struct status_info *s)
 	else if (s->can == -EPERM)
 		printf("can_raise: no (%s)\n", mt_error_message(s->can_reason));
 	else
-		printf("can_raise: unknown (%s)\n",
-		       mt_error_message(s->can_reason));
+		printf("can_raise: unknown (%s)\n", mt_error_message(s->can_reason));
 }
 
 static void status_collect(struct status_info *s, bool probe)
@@ -323,11 +258,9 @@ static void status_collect(struct status_info *s, bool probe)
 		s->sem = NSEXEC_SEMANTICS_ABSENT;
 		s->probed = true;
 	} else if (probe) {
-		r = nsexec_probe_semantics(&s->sem, s->sem_detail,
-					   sizeof(s->sem_detail));
+		r = nsexec_probe_semantics(&s->sem, s->sem_detail, sizeof(s->sem_detail));
 		if (r < 0)
-			die(1, "Failed to probe the semantics: %s",
-			    strerror(-r));
+			die(1, "Failed to probe the semantics: %s", strerror(-r));
 		s->probed = true;
 	}
 }
@@ -351,16 +284,14 @@ static int cmd_status(int argc, char *argv[])
 		}
 		if (c != 'j' && c != 'n')
 			die(EXIT_USAGE,
-			    "unknown option '%s': allowed are --json, "
-			    "--no-probe, --help",
+			    "unknown option '%s': allowed are --json, --no-probe, --help",
 			    nsexec_cli_bad_option(argv));
 		json |= c == 'j';
 		probe &= c != 'n';
 	}
 	if (optind < argc)
 		die(EXIT_USAGE,
-		    "unexpected argument '%s': status takes only --json, "
-		    "--no-probe, --help",
+		    "unexpected argument '%s': status takes only --json, --no-probe, --help",
 		    argv[optind]);
 
 	status_collect(&s, probe);
@@ -399,8 +330,7 @@ _noreturn_ static void run_child(int sync_fd, char *argv[])
 
 	if (run_mount_proc &&
 	    (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-	     mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		   NULL) < 0)) {
+	     mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)) {
 		err("Failed to mount a /proc of the new PID namespace: %m");
 		_exit(EXIT_RUN_FAILED);
 	}
@@ -432,26 +362,21 @@ static int run_options(int argc, char *argv[])
 			level = mt_memfd_noexec_parse(optarg);
 			if (level < 0)
 				die(EXIT_USAGE,
-				    "invalid --level '%s': allowed values are "
-				    "0, 1 or 2",
-				    optarg);
+				    "invalid --level '%s': allowed values are 0, 1 or 2", optarg);
 			break;
 		case ':':
 			die(EXIT_USAGE, "option '%s' needs a value: 0, 1 or 2",
 			    nsexec_cli_bad_option(argv));
 		default:
 			die(EXIT_USAGE,
-			    "unknown option '%s': allowed are --level N, "
-			    "--proc, --help",
+			    "unknown option '%s': allowed are --level N, --proc, --help",
 			    nsexec_cli_bad_option(argv));
 		}
 	}
 	if (level < 0)
-		die(EXIT_USAGE, "missing --level N (allowed values are 0, 1 "
-				"or 2)");
+		die(EXIT_USAGE, "missing --level N (allowed values are 0, 1 or 2)");
 	if (optind >= argc)
-		die(EXIT_USAGE, "missing the command to run after --level %d",
-		    level);
+		die(EXIT_USAGE, "missing the command to run after --level %d", level);
 	return level;
 }
 
@@ -465,9 +390,9 @@ static pid_t run_spawn(char *argv[], int *ret_sync)
 		die(EXIT_RUN_FAILED, "Failed to create a pipe: %m");
 	if (unshare(CLONE_NEWPID | (run_mount_proc ? CLONE_NEWNS : 0)) < 0)
 		die(EXIT_RUN_FAILED, "Failed to create a PID namespace: %m%s",
-		    errno == EPERM ? " (needs CAP_SYS_ADMIN; setting "
-				     "vm.memfd_noexec needs global root)"
-				   : "");
+		    errno == EPERM
+			    ? " (needs CAP_SYS_ADMIN; setting vm.memfd_noexec needs global root)"
+			    : "");
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
@@ -487,8 +412,7 @@ static int wait_status(pid_t pid)
 
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
-			die(EXIT_RUN_FAILED,
-			    "Failed to wait for the command: %m");
+			die(EXIT_RUN_FAILED, "Failed to wait for the command: %m");
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	if (WIFSIGNALED(status))
@@ -543,14 +467,12 @@ static void hook_options(int argc, char *argv[])
 			exit(0);
 		}
 		die(EXIT_USAGE,
-		    "unknown option '%s': hook takes only --help (the OCI "
-		    "state comes on stdin)",
+		    "unknown option '%s': hook takes only --help (the OCI state comes on stdin)",
 		    nsexec_cli_bad_option(argv));
 	}
 	if (optind < argc)
 		die(EXIT_USAGE,
-		    "unexpected argument '%s': hook takes no arguments (the "
-		    "OCI state comes on stdin)",
+		    "unexpected argument '%s': hook takes no arguments (the OCI state comes on stdin)",
 		    argv[optind]);
 }
 
@@ -562,25 +484,17 @@ static int hook_read_state(struct policy_state *st, struct mt_error **e)
 
 	r = read_full_fd(STDIN_FILENO, POLICY_MAX_DOCUMENT_SIZE, &data, &len);
 	if (r < 0)
-		return mt_error_set(e, r,
-				    "Failed to read the OCI state from stdin: "
-				    "%s",
-				    r == -E2BIG ? "larger than 4 MiB"
-						: strerror(-r));
+		return mt_error_set(e, r, "Failed to read the OCI state from stdin: %s",
+				    r == -E2BIG ? "larger than 4 MiB" : strerror(-r));
 	r = policy_parse_state(data, len, st, e);
 	if (r < 0)
 		return r;
 	/* After the container process runs, it is too late to promise that
 	 * no memfd was made under the old value. */
-	if (st->status && strcmp(st->status, "creating") != 0 &&
-	    strcmp(st->status, "created") != 0)
+	if (st->status && strcmp(st->status, "creating") != 0 && strcmp(st->status, "created") != 0)
 		return mt_error_set(
 			e, -EINVAL,
-			"Refusing to act on a container in status "
-			"\"%s\": vm.memfd_noexec must be set before "
-			"the container's process runs. Register the "
-			"hook for the prestart or createRuntime "
-			"stage.",
+			"Refusing to act on a container in status \"%s\": vm.memfd_noexec must be set before the container's process runs. Register the hook for the prestart or createRuntime stage.",
 			st->status);
 	return 0;
 }
@@ -591,8 +505,8 @@ static int hook_read_state(struct policy_state *st, struct mt_error **e)
  * state's annotations are what the runtime reports, so a config.json
  * edited after the runtime read it cannot hide a request.
  */
-static int hook_request(const struct policy_state *st,
-			struct nsexec_request *req, struct mt_error **e)
+static int hook_request(const struct policy_state *st, struct nsexec_request *req,
+			struct mt_error **e)
 {
 	struct policy_request cfg;
 	int r;
@@ -601,16 +515,13 @@ static int hook_request(const struct policy_state *st,
 	if (r < 0)
 		return r;
 	if (st->level_error)
-		return mt_error_set(e, -st->level_error->err, "%s",
-				    st->level_error->msg);
+		return mt_error_set(e, -st->level_error->err, "%s", st->level_error->msg);
 	if (st->level != POLICY_LEVEL_NONE && cfg.level != POLICY_LEVEL_NONE &&
 	    st->level != cfg.level)
-		return mt_error_set(e, -EINVAL,
-				    "Refusing the OCI state: its "
-				    "annotations[\"memfd_noexec\"] = \"%d\" "
-				    "differs from the \"%d\" that %s/"
-				    "config.json asks for. Make them equal.",
-				    st->level, cfg.level, st->bundle);
+		return mt_error_set(
+			e, -EINVAL,
+			"Refusing the OCI state: its annotations[\"memfd_noexec\"] = \"%d\" differs from the \"%d\" that %s/config.json asks for. Make them equal.",
+			st->level, cfg.level, st->bundle);
 	*req = (struct nsexec_request){
 		.level = st->level != POLICY_LEVEL_NONE ? st->level : cfg.level,
 		.origin = NSEXEC_ORIGIN_FIND_OUT,
@@ -678,7 +589,6 @@ int main(int argc, char *argv[])
 		return commands[i].fn(argc - 1, argv + 1);
 	}
 	die(EXIT_USAGE,
-	    "unknown command '%s': allowed are status, run, hook, audit, "
-	    "check, serve (or --help, --version)",
+	    "unknown command '%s': allowed are status, run, hook, audit, check, serve (or --help, --version)",
 	    argv[1]);
 }

@@ -55,25 +55,18 @@ int nsexec_can_set_level(struct mt_error **err)
 
 	if (geteuid() != 0)
 		return mt_error_set(err, -EPERM,
-				    "euid is not 0 (the sysctl is owned by "
-				    "global root)");
+				    "euid is not 0 (the sysctl is owned by global root)");
 	r = nsexec_ns_id_of_path("/proc/self/ns/user", &user);
 	if (r < 0)
-		return mt_error_set(err, r,
-				    "Failed to open /proc/self/ns/user: %s",
-				    strerror(-r));
+		return mt_error_set(err, r, "Failed to open /proc/self/ns/user: %s", strerror(-r));
 	if (!nsexec_ns_id_is_initial_user(&user))
 		return mt_error_set(err, -EPERM,
-				    "in a user namespace, whose root is not "
-				    "global root");
+				    "in a user namespace, whose root is not global root");
 	caps = cap_get_proc();
 	if (!caps || cap_get_flag(caps, CAP_SYS_ADMIN, CAP_EFFECTIVE, &v) < 0)
-		return mt_error_set(err, negative_errno(),
-				    "Failed to read our capabilities: %m");
+		return mt_error_set(err, negative_errno(), "Failed to read our capabilities: %m");
 	if (v != CAP_SET)
-		return mt_error_set(
-			err, -EPERM,
-			"CAP_SYS_ADMIN is not in the effective set");
+		return mt_error_set(err, -EPERM, "CAP_SYS_ADMIN is not in the effective set");
 	return 0;
 }
 
@@ -158,8 +151,7 @@ static void sem_send(int fd, struct sem_report *rep)
 	while (n < 0 && errno == EINTR);
 }
 
-_noreturn_ static void sem_fail(int fd, struct sem_report *rep, int step,
-				int err)
+_noreturn_ static void sem_fail(int fd, struct sem_report *rep, int step, int err)
 {
 	rep->stage = (err == EPERM || err == EACCES) ? SEM_NOPRIV : SEM_ERROR;
 	rep->step = step;
@@ -229,8 +221,7 @@ _noreturn_ static void sem_outer(int fd, const struct nsexec_ns_id *caller)
 	if (r < 0)
 		sem_fail(fd, &rep, STEP_RAISE, -r); /* closing go ends B */
 
-	if (write(go[1], "g", 1) != 1 ||
-	    read(back[0], &v, sizeof(v)) != sizeof(v))
+	if (write(go[1], "g", 1) != 1 || read(back[0], &v, sizeof(v)) != sizeof(v))
 		sem_fail(fd, &rep, STEP_CHILD_READ, EPROTO);
 	rep.child_read = v;
 	while (waitpid(b, NULL, 0) < 0 && errno == EINTR)
@@ -263,33 +254,30 @@ _noreturn_ static void sem_creator(int fd, const struct nsexec_ns_id *caller)
 }
 
 /* The verdict from a complete report; the detail says what was seen. */
-static enum nsexec_semantics verdict(const struct sem_report *rep, char *detail,
-				     size_t size)
+static enum nsexec_semantics verdict(const struct sem_report *rep, char *detail, size_t size)
 {
 	bool follows = rep->child_read == rep->v0 + 1;
 	bool copies = rep->child_read == rep->v0;
 
 	if (follows && rep->lower_err == 0) {
-		(void)snprintf(detail, size,
-			       "a child namespace followed its parent from %d "
-			       "to %d; the parent could lower its own value "
-			       "back to %d",
-			       rep->v0, rep->v0 + 1, rep->v0);
+		(void)snprintf(
+			detail, size,
+			"a child namespace followed its parent from %d to %d; the parent could lower its own value back to %d",
+			rep->v0, rep->v0 + 1, rep->v0);
 		return NSEXEC_SEMANTICS_HIERARCHY;
 	}
 	if (copies && rep->lower_err == EINVAL) {
-		(void)snprintf(detail, size,
-			       "a child namespace kept the %d it copied when "
-			       "its parent went to %d; lowering it back was "
-			       "refused (EINVAL)",
-			       rep->v0, rep->v0 + 1);
+		(void)snprintf(
+			detail, size,
+			"a child namespace kept the %d it copied when its parent went to %d; lowering it back was refused (EINVAL)",
+			rep->v0, rep->v0 + 1);
 		return NSEXEC_SEMANTICS_RATCHET;
 	}
-	(void)snprintf(detail, size,
-		       "inconsistent results: inherited %d, raised to %d, the "
-		       "child read %d, lowering back gave %s",
-		       rep->v0, rep->v0 + 1, rep->child_read,
-		       rep->lower_err ? strerror(rep->lower_err) : "success");
+	(void)snprintf(
+		detail, size,
+		"inconsistent results: inherited %d, raised to %d, the child read %d, lowering back gave %s",
+		rep->v0, rep->v0 + 1, rep->child_read,
+		rep->lower_err ? strerror(rep->lower_err) : "success");
 	return NSEXEC_SEMANTICS_UNKNOWN;
 }
 
@@ -322,8 +310,7 @@ static int sem_run(struct sem_report *rep, bool *ret_got)
 	return 0;
 }
 
-int nsexec_probe_semantics(enum nsexec_semantics *ret, char *detail,
-			   size_t size)
+int nsexec_probe_semantics(enum nsexec_semantics *ret, char *detail, size_t size)
 {
 	struct sem_report rep = {};
 	struct mt_features f;
@@ -344,31 +331,27 @@ int nsexec_probe_semantics(enum nsexec_semantics *ret, char *detail,
 		rep.stage = 0;
 	switch (rep.stage) {
 	case SEM_NOPRIV:
-		(void)snprintf(detail, size, "no privilege: cannot %s: %s",
-			       step_name(rep.step), strerror(rep.err));
+		(void)snprintf(detail, size, "no privilege: cannot %s: %s", step_name(rep.step),
+			       strerror(rep.err));
 		break;
 	case SEM_NOSYSCTL:
 		*ret = NSEXEC_SEMANTICS_ABSENT;
-		(void)snprintf(detail, size,
-			       "no /proc/sys/vm/memfd_noexec in "
-			       "a new PID namespace");
+		(void)snprintf(detail, size, "no /proc/sys/vm/memfd_noexec in a new PID namespace");
 		break;
 	case SEM_MAXED:
-		(void)snprintf(detail, size,
-			       "the level here is already 2, which leaves "
-			       "nothing to raise in a throwaway namespace");
+		(void)snprintf(
+			detail, size,
+			"the level here is already 2, which leaves nothing to raise in a throwaway namespace");
 		break;
 	case SEM_ERROR:
-		(void)snprintf(detail, size, "probe failed to %s: %s",
-			       step_name(rep.step), strerror(rep.err));
+		(void)snprintf(detail, size, "probe failed to %s: %s", step_name(rep.step),
+			       strerror(rep.err));
 		break;
 	case SEM_DONE:
 		*ret = verdict(&rep, detail, size);
 		break;
 	default:
-		(void)snprintf(detail, size,
-			       "the probe process ended without "
-			       "a valid report");
+		(void)snprintf(detail, size, "the probe process ended without a valid report");
 	}
 	return 0;
 }

@@ -56,7 +56,6 @@ const char *nsexec_semantics_to_string(enum nsexec_semantics s);
  *
  * Errors: -errno of pipe2/fork in the caller.
  */
-int nsexec_probe_semantics(enum nsexec_semantics *ret, char *detail,
-			   size_t size);
+int nsexec_probe_semantics(enum nsexec_semantics *ret, char *detail, size_t size);
 
 #endif

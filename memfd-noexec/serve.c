@@ -203,25 +203,7 @@ static const char *escape(const char *src, size_t len, char *buf, size_t size)
 void nsexec_serve_usage(FILE *f)
 {
 	fprintf(f,
-		"Usage: memfd-noexec serve [--socket PATH] [--allow-user USER]...\n"
-		"                          [--allow-group GROUP]...\n"
-		"\n"
-		"Raises vm.memfd_noexec, and never lowers it, for rootless\n"
-		"containers, whose runtime may not write it.  A client sends\n"
-		"\"raise N\" (0, 1 or 2) with a pidfd of a process in the\n"
-		"container over a SOCK_SEQPACKET Unix socket; the container's PID\n"
-		"namespace is raised when it lies below the client's own and its\n"
-		"user namespace was created by the client's uid.  Must run as\n"
-		"global root.  Logs one line per request to stderr.\n"
-		"\n"
-		"  --socket PATH        bind PATH, mode 0666 (default %s),\n"
-		"                       unless systemd passes the socket\n"
-		"                       (LISTEN_FDS=1); removed on SIGTERM/SIGINT\n"
-		"  --allow-user USER    only this user (name or uid) may ask;\n"
-		"                       repeatable\n"
-		"  --allow-group GROUP  members of this group (name or gid) may\n"
-		"                       ask; repeatable.  Without either option\n"
-		"                       every local user may.\n",
+		"Usage: memfd-noexec serve [--socket PATH] [--allow-user USER]...\n                          [--allow-group GROUP]...\n\nRaises vm.memfd_noexec, and never lowers it, for rootless\ncontainers, whose runtime may not write it.  A client sends\n\"raise N\" (0, 1 or 2) with a pidfd of a process in the\ncontainer over a SOCK_SEQPACKET Unix socket; the container's PID\nnamespace is raised when it lies below the client's own and its\nuser namespace was created by the client's uid.  Must run as\nglobal root.  Logs one line per request to stderr.\n\n  --socket PATH        bind PATH, mode 0666 (default %s),\n                       unless systemd passes the socket\n                       (LISTEN_FDS=1); removed on SIGTERM/SIGINT\n  --allow-user USER    only this user (name or uid) may ask;\n                       repeatable\n  --allow-group GROUP  members of this group (name or gid) may\n                       ask; repeatable.  Without either option\n                       every local user may.\n",
 		NSEXEC_SERVICE_SOCKET);
 }
 
@@ -286,17 +268,13 @@ static void option_allow(struct serve_config *cfg, int c, const char *arg)
 	int r;
 
 	if (*n >= SERVE_MAX_ALLOW)
-		die(SERVE_EXIT_USAGE,
-		    "too many --allow-%s options (at most %d)%s",
+		die(SERVE_EXIT_USAGE, "too many --allow-%s options (at most %d)%s",
 		    user ? "user" : "group", SERVE_MAX_ALLOW,
-		    user ? "; put the users in a group and use --allow-group"
-			 : "");
-	r = user ? resolve_user(arg, &cfg->users[*n])
-		 : resolve_group(arg, &cfg->groups[*n]);
+		    user ? "; put the users in a group and use --allow-group" : "");
+	r = user ? resolve_user(arg, &cfg->users[*n]) : resolve_group(arg, &cfg->groups[*n]);
 	if (r < 0)
 		die(SERVE_EXIT_USAGE,
-		    "unknown %s '%s' in --allow-%s: give a name from the %s "
-		    "database or a number",
+		    "unknown %s '%s' in --allow-%s: give a name from the %s database or a number",
 		    user ? "user" : "group", arg, user ? "user" : "group",
 		    user ? "password" : "group");
 	(*n)++;
@@ -307,8 +285,7 @@ static void option_socket(struct serve_config *cfg, const char *arg)
 	struct sockaddr_un sa;
 
 	if (!*arg || strlen(arg) >= sizeof(sa.sun_path))
-		die(SERVE_EXIT_USAGE,
-		    "invalid --socket '%s': give a path of 1 to %zu bytes", arg,
+		die(SERVE_EXIT_USAGE, "invalid --socket '%s': give a path of 1 to %zu bytes", arg,
 		    sizeof(sa.sun_path) - 1);
 	cfg->socket_path = arg;
 }
@@ -341,14 +318,12 @@ static void parse_options(int argc, char *argv[], struct serve_config *cfg)
 			    nsexec_cli_bad_option(argv));
 		default:
 			die(SERVE_EXIT_USAGE,
-			    "unknown option '%s': allowed are --socket PATH, "
-			    "--allow-user USER, --allow-group GROUP, --help",
+			    "unknown option '%s': allowed are --socket PATH, --allow-user USER, --allow-group GROUP, --help",
 			    nsexec_cli_bad_option(argv));
 		}
 	}
 	if (optind < argc)
-		die(SERVE_EXIT_USAGE,
-		    "unexpected argument '%s': serve takes only options",
+		die(SERVE_EXIT_USAGE, "unexpected argument '%s': serve takes only options",
 		    argv[optind]);
 }
 
@@ -363,17 +338,14 @@ static void parse_features(const char *list, struct serve_config *cfg)
 	copy = strdup(list);
 	if (!copy)
 		die(1, "Failed to copy MEMFD_NOEXEC_SERVE_FEATURES: %m");
-	for (char *t = strtok_r(copy, ",", &save); t;
-	     t = strtok_r(NULL, ",", &save)) {
+	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		if (strcmp(t, "-so_peerpidfd") == 0)
 			cfg->use_peerpidfd = false;
 		else if (strcmp(t, "-pidfd_get_pid_namespace") == 0)
 			cfg->use_pidfd_ns = false;
 		else
 			die(SERVE_EXIT_USAGE,
-			    "invalid MEMFD_NOEXEC_SERVE_FEATURES item '%.64s': "
-			    "allowed are -so_peerpidfd and "
-			    "-pidfd_get_pid_namespace",
+			    "invalid MEMFD_NOEXEC_SERVE_FEATURES item '%.64s': allowed are -so_peerpidfd and -pidfd_get_pid_namespace",
 			    t);
 	}
 }
@@ -389,25 +361,20 @@ static int check_listen_fd(int fd, struct mt_error **e)
 
 	if (fstat(fd, &st) < 0)
 		return mt_error_set(e, negative_errno(),
-				    "Failed to use fd %d from socket "
-				    "activation: %m",
-				    fd);
-	if (!S_ISSOCK(st.st_mode) ||
-	    getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &l1) < 0 ||
+				    "Failed to use fd %d from socket activation: %m", fd);
+	if (!S_ISSOCK(st.st_mode) || getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &l1) < 0 ||
 	    getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &l2) < 0 ||
-	    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &l3) < 0 ||
-	    domain != AF_UNIX || type != SOCK_SEQPACKET)
-		return mt_error_set(e, -EPROTOTYPE,
-				    "fd %d from socket activation is not a "
-				    "SOCK_SEQPACKET Unix socket: the .socket "
-				    "unit must say ListenSequentialPacket=%s",
-				    fd, NSEXEC_SERVICE_SOCKET);
+	    getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &l3) < 0 || domain != AF_UNIX ||
+	    type != SOCK_SEQPACKET)
+		return mt_error_set(
+			e, -EPROTOTYPE,
+			"fd %d from socket activation is not a SOCK_SEQPACKET Unix socket: the .socket unit must say ListenSequentialPacket=%s",
+			fd, NSEXEC_SERVICE_SOCKET);
 	if (!listening)
-		return mt_error_set(e, -EINVAL,
-				    "fd %d from socket activation is not a "
-				    "listening socket: the .socket unit must "
-				    "say Accept=no",
-				    fd);
+		return mt_error_set(
+			e, -EINVAL,
+			"fd %d from socket activation is not a listening socket: the .socket unit must say Accept=no",
+			fd);
 	return 0;
 }
 
@@ -420,22 +387,18 @@ static int listen_activated(struct serve_socket *s, struct mt_error **e)
 	uint32_t pid;
 	int r, fl;
 
-	if (!pid_s || !fds_s || parse_id(pid_s, &pid) < 0 ||
-	    pid != (uint32_t)getpid())
+	if (!pid_s || !fds_s || parse_id(pid_s, &pid) < 0 || pid != (uint32_t)getpid())
 		return 0;
 	if (strcmp(fds_s, "1") != 0)
-		return mt_error_set(e, -EINVAL,
-				    "LISTEN_FDS=%.16s: socket activation must "
-				    "pass exactly one socket",
-				    fds_s);
+		return mt_error_set(
+			e, -EINVAL,
+			"LISTEN_FDS=%.16s: socket activation must pass exactly one socket", fds_s);
 	r = check_listen_fd(3, e);
 	if (r < 0)
 		return r;
 	fl = fcntl(3, F_GETFL);
-	if (fl < 0 || fcntl(3, F_SETFL, fl | O_NONBLOCK) < 0 ||
-	    fcntl(3, F_SETFD, FD_CLOEXEC) < 0)
-		return mt_error_set(e, negative_errno(),
-				    "Failed to set up fd 3: %m");
+	if (fl < 0 || fcntl(3, F_SETFL, fl | O_NONBLOCK) < 0 || fcntl(3, F_SETFD, FD_CLOEXEC) < 0)
+		return mt_error_set(e, negative_errno(), "Failed to set up fd 3: %m");
 	(void)unsetenv("LISTEN_PID");
 	(void)unsetenv("LISTEN_FDS");
 	(void)unsetenv("LISTEN_FDNAMES");
@@ -455,45 +418,35 @@ static int remove_stale(const char *path, struct mt_error **e)
 	struct stat st;
 
 	if (lstat(path, &st) < 0)
-		return errno == ENOENT
-			       ? 0
-			       : mt_error_set(e, negative_errno(),
-					      "Failed to look at %s: %m", path);
+		return errno == ENOENT ? 0
+				       : mt_error_set(e, negative_errno(),
+						      "Failed to look at %s: %m", path);
 	if (!S_ISSOCK(st.st_mode) || st.st_uid != geteuid())
-		return mt_error_set(e, -EEXIST,
-				    "Refusing to replace %s: it is not a "
-				    "socket of ours (a %s owned by uid %u). "
-				    "Remove it, or choose another --socket.",
-				    path,
-				    S_ISSOCK(st.st_mode) ? "socket" : "file",
-				    (unsigned)st.st_uid);
+		return mt_error_set(
+			e, -EEXIST,
+			"Refusing to replace %s: it is not a socket of ours (a %s owned by uid %u). Remove it, or choose another --socket.",
+			path, S_ISSOCK(st.st_mode) ? "socket" : "file", (unsigned)st.st_uid);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return mt_error_set(e, negative_errno(),
-				    "Failed to create a socket: %m");
+		return mt_error_set(e, negative_errno(), "Failed to create a socket: %m");
 	memcpy(sa.sun_path, path, strlen(path));
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
-		return mt_error_set(e, -EADDRINUSE,
-				    "Refusing to replace the socket %s: a "
-				    "service listens there. Stop it, or choose "
-				    "another --socket.",
-				    path);
+		return mt_error_set(
+			e, -EADDRINUSE,
+			"Refusing to replace the socket %s: a service listens there. Stop it, or choose another --socket.",
+			path);
 	if (errno != ECONNREFUSED)
 		return mt_error_set(
 			e, -EADDRINUSE,
-			"Refusing to replace the socket %s: cannot "
-			"tell whether it is stale (connecting gave "
-			"%m). Remove it, or choose another --socket.",
+			"Refusing to replace the socket %s: cannot tell whether it is stale (connecting gave %m). Remove it, or choose another --socket.",
 			path);
 	if (unlink(path) < 0 && errno != ENOENT)
-		return mt_error_set(e, negative_errno(),
-				    "Failed to remove the stale socket %s: %m",
+		return mt_error_set(e, negative_errno(), "Failed to remove the stale socket %s: %m",
 				    path);
 	return 0;
 }
 
-static int listen_path(const char *path, struct serve_socket *s,
-		       struct mt_error **e)
+static int listen_path(const char *path, struct serve_socket *s, struct mt_error **e)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
 	_cleanup_close_ int fd = -EBADF;
@@ -506,46 +459,38 @@ static int listen_path(const char *path, struct serve_socket *s,
 		return r;
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
 	if (fd < 0)
-		return mt_error_set(e, negative_errno(),
-				    "Failed to create a socket: %m");
+		return mt_error_set(e, negative_errno(), "Failed to create a socket: %m");
 	memcpy(sa.sun_path, path, strlen(path));
 	/* 0666: every local user may connect; the checks are ours. */
 	old = umask(0111);
 	r = bind(fd, (struct sockaddr *)&sa, sizeof(sa));
 	(void)umask(old);
 	if (r < 0)
-		return mt_error_set(e, negative_errno(),
-				    "Failed to bind %s: %m", path);
+		return mt_error_set(e, negative_errno(), "Failed to bind %s: %m", path);
 	if (lstat(path, &st) < 0 || listen(fd, SOMAXCONN) < 0) {
 		r = negative_errno();
 		(void)unlink(path);
-		return mt_error_set(e, r, "Failed to listen on %s: %s", path,
-				    strerror(-r));
+		return mt_error_set(e, r, "Failed to listen on %s: %s", path, strerror(-r));
 	}
-	*s = (struct serve_socket){.fd = TAKE_FD(fd),
-				   .path = path,
-				   .dev = st.st_dev,
-				   .ino = st.st_ino};
+	*s = (struct serve_socket){
+		.fd = TAKE_FD(fd), .path = path, .dev = st.st_dev, .ino = st.st_ino};
 	return 0;
 }
 
-static int open_socket(const struct serve_config *cfg, struct serve_socket *s,
-		       struct mt_error **e)
+static int open_socket(const struct serve_config *cfg, struct serve_socket *s, struct mt_error **e)
 {
 	int r = listen_activated(s, e);
 
 	if (r < 0)
 		return r;
 	if (r > 0 && cfg->socket_path)
-		return mt_error_set(e, -EINVAL,
-				    "both --socket %s and socket activation "
-				    "(LISTEN_FDS) name a socket: drop one",
-				    cfg->socket_path);
+		return mt_error_set(
+			e, -EINVAL,
+			"both --socket %s and socket activation (LISTEN_FDS) name a socket: drop one",
+			cfg->socket_path);
 	if (r > 0)
 		return 0;
-	return listen_path(cfg->socket_path ? cfg->socket_path
-					    : NSEXEC_SERVICE_SOCKET,
-			   s, e);
+	return listen_path(cfg->socket_path ? cfg->socket_path : NSEXEC_SERVICE_SOCKET, s, e);
 }
 
 /* Removes the socket we bound, if it is still the one we bound. */
@@ -553,8 +498,8 @@ static void close_socket(struct serve_socket *s)
 {
 	struct stat st;
 
-	if (s->path && lstat(s->path, &st) == 0 && st.st_dev == s->dev &&
-	    st.st_ino == s->ino && unlink(s->path) == 0)
+	if (s->path && lstat(s->path, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino &&
+	    unlink(s->path) == 0)
 		say("removed %s", s->path);
 	s->fd = safe_close(s->fd);
 }
@@ -574,8 +519,7 @@ static int setup_signals(sigset_t *ret_unblocked)
 	sigset_t block;
 
 	sigemptyset(&sa.sa_mask);
-	if (sigaction(SIGTERM, &sa, NULL) < 0 ||
-	    sigaction(SIGINT, &sa, NULL) < 0)
+	if (sigaction(SIGTERM, &sa, NULL) < 0 || sigaction(SIGINT, &sa, NULL) < 0)
 		return negative_errno();
 	sa.sa_handler = SIG_IGN;
 	if (sigaction(SIGPIPE, &sa, NULL) < 0)
@@ -610,8 +554,7 @@ static int client_allowed(const struct serve_config *cfg, const struct conn *c)
 
 	if (cfg->n_users == 0 && cfg->n_groups == 0)
 		return 1;
-	if (has_id(cfg->users, cfg->n_users, c->uid) ||
-	    has_id(cfg->groups, cfg->n_groups, c->gid))
+	if (has_id(cfg->users, cfg->n_users, c->uid) || has_id(cfg->groups, cfg->n_groups, c->gid))
 		return 1;
 	if (cfg->n_groups == 0)
 		return 0;
@@ -624,8 +567,7 @@ static int client_allowed(const struct serve_config *cfg, const struct conn *c)
 		if (!big)
 			return -ENOMEM;
 		groups = big;
-		if (getsockopt(c->fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) <
-		    0)
+		if (getsockopt(c->fd, SOL_SOCKET, SO_PEERGROUPS, groups, &len) < 0)
 			return negative_errno();
 	}
 	for (size_t i = 0; i < len / sizeof(gid_t); i++)
@@ -649,8 +591,7 @@ static int client_pidfd(const struct serve_config *cfg, const struct conn *c)
 	int fd = -EBADF;
 
 	if (cfg->use_peerpidfd) {
-		if (getsockopt(c->fd, SOL_SOCKET, SO_PEERPIDFD, &fd, &len) ==
-		    0) {
+		if (getsockopt(c->fd, SOL_SOCKET, SO_PEERPIDFD, &fd, &len) == 0) {
 			if (fcntl(fd, F_SETFD, FD_CLOEXEC) < 0) {
 				int r = negative_errno();
 
@@ -746,40 +687,31 @@ static int ns_owner_uid(int fd, uid_t *ret)
 /* ---- the checks --------------------------------------------------------- */
 
 /* The attached fd must be a pidfd of a live process: its PID namespace. */
-static int open_target_ns(const struct serve_config *cfg, int pidfd,
-			  struct mt_error **e)
+static int open_target_ns(const struct serve_config *cfg, int pidfd, struct mt_error **e)
 {
 	pid_t pid = nsexec_pidfd_pid(pidfd);
 	int fd;
 
 	if (pid == -EBADF)
-		return mt_error_set(e, -EBADF,
-				    "the attached fd is not a pidfd: attach a "
-				    "pidfd (pidfd_open(2)) of a process in the "
-				    "PID namespace to raise, never a PID");
+		return mt_error_set(
+			e, -EBADF,
+			"the attached fd is not a pidfd: attach a pidfd (pidfd_open(2)) of a process in the PID namespace to raise, never a PID");
 	if (pid == -ESRCH)
-		return mt_error_set(e, -ESRCH,
-				    "the process of the attached pidfd has "
-				    "exited (or is outside the service's PID "
-				    "namespace)");
+		return mt_error_set(
+			e, -ESRCH,
+			"the process of the attached pidfd has exited (or is outside the service's PID namespace)");
 	if (pid < 0)
-		return mt_error_set(e, pid,
-				    "Failed to read the attached fd's fdinfo: "
-				    "%s",
+		return mt_error_set(e, pid, "Failed to read the attached fd's fdinfo: %s",
 				    strerror(-pid));
 	fd = ns_of_pidfd(cfg, pidfd, pid);
 	if (fd < 0)
 		return mt_error_set(e, fd,
-				    "Failed to find the PID namespace of the "
-				    "target (pid %d): %s",
-				    (int)pid,
-				    fd == -ESRCH ? "it has exited"
-						 : strerror(-fd));
+				    "Failed to find the PID namespace of the target (pid %d): %s",
+				    (int)pid, fd == -ESRCH ? "it has exited" : strerror(-fd));
 	return fd;
 }
 
-static int open_client_ns(const struct serve_config *cfg, const struct conn *c,
-			  struct mt_error **e)
+static int open_client_ns(const struct serve_config *cfg, const struct conn *c, struct mt_error **e)
 {
 	_cleanup_close_ int pidfd = client_pidfd(cfg, c);
 	int fd;
@@ -789,21 +721,18 @@ static int open_client_ns(const struct serve_config *cfg, const struct conn *c,
 	else
 		fd = pidfd;
 	if (fd == -ESRCH)
-		return mt_error_set(e, fd,
-				    "the client (pid %d) exited before its PID "
-				    "namespace could be read",
-				    (int)c->pid);
+		return mt_error_set(
+			e, fd, "the client (pid %d) exited before its PID namespace could be read",
+			(int)c->pid);
 	if (fd < 0)
-		return mt_error_set(e, fd,
-				    "Failed to find the client's PID "
-				    "namespace: %s",
+		return mt_error_set(e, fd, "Failed to find the client's PID namespace: %s",
 				    strerror(-fd));
 	return fd;
 }
 
 /* Rules 1 and 2 (see the top of this file). */
-static int check_position(const struct server *s, int tfd, int cfd,
-			  struct outcome *o, struct mt_error **e)
+static int check_position(const struct server *s, int tfd, int cfd, struct outcome *o,
+			  struct mt_error **e)
 {
 	struct nsexec_ns_id t, c;
 	int r;
@@ -814,37 +743,30 @@ static int check_position(const struct server *s, int tfd, int cfd,
 	if (r >= 0 && (!t.nsfs || !c.nsfs))
 		r = -EOPNOTSUPP;
 	if (r < 0)
-		return mt_error_set(e, r,
-				    "Failed to identify the PID namespaces: %s",
+		return mt_error_set(e, r, "Failed to identify the PID namespaces: %s",
 				    strerror(-r));
 	o->ino = (unsigned long)t.ino;
 	if (nsexec_ns_id_is_initial_pid(&t))
 		return mt_error_set(
 			e, -EPERM,
-			"the target is in the initial PID namespace "
-			"(the host's), which this service never "
-			"changes");
+			"the target is in the initial PID namespace (the host's), which this service never changes");
 	if (nsexec_ns_id_equal(&t, &s->self))
-		return mt_error_set(e, -EPERM,
-				    "the target is in the service's own PID "
-				    "namespace, which this service never "
-				    "changes");
+		return mt_error_set(
+			e, -EPERM,
+			"the target is in the service's own PID namespace, which this service never changes");
 	if (nsexec_ns_id_equal(&t, &c))
-		return mt_error_set(e, -EPERM,
-				    "the target is in the client's own PID "
-				    "namespace; only a PID namespace below it "
-				    "(a container's) may be raised");
+		return mt_error_set(
+			e, -EPERM,
+			"the target is in the client's own PID namespace; only a PID namespace below it (a container's) may be raised");
 	r = ns_is_below(tfd, &c);
 	if (r < 0)
-		return mt_error_set(e, r,
-				    "Failed to walk up from the target's PID "
-				    "namespace: %s",
+		return mt_error_set(e, r, "Failed to walk up from the target's PID namespace: %s",
 				    strerror(-r));
 	if (r == 0)
-		return mt_error_set(e, -EPERM,
-				    "the target's PID namespace is not below "
-				    "the client's own, pid:[%lu]",
-				    (unsigned long)c.ino);
+		return mt_error_set(
+			e, -EPERM,
+			"the target's PID namespace is not below the client's own, pid:[%lu]",
+			(unsigned long)c.ino);
 	return 0;
 }
 
@@ -856,23 +778,20 @@ static int check_owner(int tfd, const struct conn *c, struct mt_error **e)
 
 	if (r < 0)
 		return mt_error_set(e, r,
-				    "Failed to find the owner of the target's "
-				    "PID namespace: %s",
+				    "Failed to find the owner of the target's PID namespace: %s",
 				    strerror(-r));
 	if (owner != c->uid)
-		return mt_error_set(e, -EPERM,
-				    "the target's PID namespace belongs to a "
-				    "user namespace that uid %u created, not "
-				    "the client's uid %u",
-				    (unsigned)owner, (unsigned)c->uid);
+		return mt_error_set(
+			e, -EPERM,
+			"the target's PID namespace belongs to a user namespace that uid %u created, not the client's uid %u",
+			(unsigned)owner, (unsigned)c->uid);
 	return 0;
 }
 
-static int raise_target(const struct server *s, const struct conn *c, int pidfd,
-			struct outcome *o, struct mt_error **e)
+static int raise_target(const struct server *s, const struct conn *c, int pidfd, struct outcome *o,
+			struct mt_error **e)
 {
-	struct nsexec_request req = {.level = o->level,
-				     .origin = NSEXEC_ORIGIN_CREATED};
+	struct nsexec_request req = {.level = o->level, .origin = NSEXEC_ORIGIN_CREATED};
 	_cleanup_close_ int tfd = -EBADF, cfd = -EBADF;
 	struct nsexec_result res;
 	int r;
@@ -896,8 +815,7 @@ static int raise_target(const struct server *s, const struct conn *c, int pidfd,
 		return r;
 	if (res.ino != 0 && res.ino != o->ino)
 		return mt_error_set(e, -EIO,
-				    "the PID namespace raised, pid:[%lu], is "
-				    "not the one checked",
+				    "the PID namespace raised, pid:[%lu], is not the one checked",
 				    res.ino);
 	o->before = res.before;
 	o->after = res.after;
@@ -906,53 +824,44 @@ static int raise_target(const struct server *s, const struct conn *c, int pidfd,
 }
 
 /* The request's form: "raise N" and exactly one fd. */
-static int check_request(const struct request *q, struct outcome *o,
-			 struct mt_error **e)
+static int check_request(const struct request *q, struct outcome *o, struct mt_error **e)
 {
 	char shown[256];
 
 	if (q->truncated)
-		return mt_error_set(e, -EMSGSIZE,
-				    "the request is longer than %d bytes; "
-				    "expected \"raise 0\", \"raise 1\" or "
-				    "\"raise 2\"",
-				    NSEXEC_SERVICE_MESSAGE_MAX);
+		return mt_error_set(
+			e, -EMSGSIZE,
+			"the request is longer than %d bytes; expected \"raise 0\", \"raise 1\" or \"raise 2\"",
+			NSEXEC_SERVICE_MESSAGE_MAX);
 	o->level = nsexec_service_parse_request(q->msg, q->len);
 	if (o->level < 0)
 		return mt_error_set(
 			e, -EINVAL,
-			"the request \"%s\" is not exactly "
-			"\"raise 0\", \"raise 1\" or \"raise 2\"",
+			"the request \"%s\" is not exactly \"raise 0\", \"raise 1\" or \"raise 2\"",
 			escape(q->msg, q->len, shown, sizeof(shown)));
 	if (q->ctrunc || q->n_fds > 1)
-		return mt_error_set(e, -EINVAL,
-				    "the request carries %s%zu fds; it must "
-				    "carry exactly one pidfd",
-				    q->ctrunc ? "more than " : "", q->n_fds);
+		return mt_error_set(
+			e, -EINVAL,
+			"the request carries %s%zu fds; it must carry exactly one pidfd",
+			q->ctrunc ? "more than " : "", q->n_fds);
 	if (q->n_fds == 0)
-		return mt_error_set(e, -EBADF,
-				    "the request carries no fd; it must carry "
-				    "exactly one pidfd (SCM_RIGHTS) of a "
-				    "process in the PID namespace to raise");
+		return mt_error_set(
+			e, -EBADF,
+			"the request carries no fd; it must carry exactly one pidfd (SCM_RIGHTS) of a process in the PID namespace to raise");
 	return 0;
 }
 
-static int judge(const struct server *s, const struct conn *c,
-		 const struct request *q, struct outcome *o,
-		 struct mt_error **e)
+static int judge(const struct server *s, const struct conn *c, const struct request *q,
+		 struct outcome *o, struct mt_error **e)
 {
 	int r = client_allowed(s->cfg, c);
 
 	if (r < 0)
-		return mt_error_set(e, r,
-				    "Failed to read the client's groups: %s",
-				    strerror(-r));
+		return mt_error_set(e, r, "Failed to read the client's groups: %s", strerror(-r));
 	if (r == 0)
 		return mt_error_set(
 			e, -EACCES,
-			"uid %u may not use this service: it is not "
-			"among its --allow-user and --allow-group; "
-			"ask the administrator",
+			"uid %u may not use this service: it is not among its --allow-user and --allow-group; ask the administrator",
 			(unsigned)c->uid);
 	r = check_request(q, o, e);
 	if (r < 0)
@@ -1021,15 +930,13 @@ static int recv_request(int fd, struct request *q)
 	return 0;
 }
 
-static void send_reply(int fd, int r, const struct outcome *o,
-		       const struct mt_error *e)
+static void send_reply(int fd, int r, const struct outcome *o, const struct mt_error *e)
 {
 	char buf[NSEXEC_SERVICE_MESSAGE_MAX];
 	int n;
 
 	if (r >= 0) {
-		n = snprintf(buf, sizeof(buf), "%s %d",
-			     o->written ? "ok" : "kept", o->after);
+		n = snprintf(buf, sizeof(buf), "%s %d", o->written ? "ok" : "kept", o->after);
 	} else {
 		n = snprintf(buf, sizeof(buf), "error %d ", -r);
 		one_line(buf + n, sizeof(buf) - (size_t)n, mt_error_message(e));
@@ -1048,14 +955,12 @@ static void log_request(const struct conn *c, int r, const struct outcome *o,
 	if (o->ino)
 		(void)snprintf(ino, sizeof(ino), "%lu", o->ino);
 	if (r >= 0 && o->written)
-		(void)snprintf(why, sizeof(why), "now %d (was %d)", o->after,
-			       o->before);
+		(void)snprintf(why, sizeof(why), "now %d (was %d)", o->after, o->before);
 	else if (r >= 0)
 		(void)snprintf(why, sizeof(why), "already %d", o->after);
 	else
 		one_line(why, sizeof(why), mt_error_message(e));
-	say("uid %u pid %d: raise %s pid:[%s]: %s: %s", (unsigned)c->uid,
-	    (int)c->pid, level, ino,
+	say("uid %u pid %d: raise %s pid:[%s]: %s: %s", (unsigned)c->uid, (int)c->pid, level, ino,
 	    r < 0	 ? "refused"
 	    : o->written ? "ok"
 			 : "kept",
@@ -1064,8 +969,7 @@ static void log_request(const struct conn *c, int r, const struct outcome *o,
 
 /* Answers the error r (-errno) with the formatted message on c, logs it
  * and closes c. */
-_printf_(3, 4) static void conn_refuse(struct conn *c, int r, const char *fmt,
-				       ...)
+_printf_(3, 4) static void conn_refuse(struct conn *c, int r, const char *fmt, ...)
 {
 	_cleanup_error_ struct mt_error *e = NULL;
 	struct outcome o = {.level = -1};
@@ -1093,8 +997,7 @@ static int conn_serve(const struct server *s, struct conn *c)
 	if (r == -EAGAIN)
 		return r;
 	if (r < 0)
-		r = mt_error_set(&e, r, "Failed to receive the request: %s",
-				 strerror(-r));
+		r = mt_error_set(&e, r, "Failed to receive the request: %s", strerror(-r));
 	else
 		r = judge(s, c, &q, &o, &e);
 	send_reply(c->fd, r, &o, e);
@@ -1118,8 +1021,7 @@ static size_t pending_count(const struct server *s, const uid_t *uid)
 	size_t n = 0;
 
 	for (size_t i = 0; i < SERVE_MAX_PENDING; i++)
-		if (s->pending[i].fd >= 0 &&
-		    (!uid || s->pending[i].uid == *uid))
+		if (s->pending[i].fd >= 0 && (!uid || s->pending[i].uid == *uid))
 			n++;
 	return n;
 }
@@ -1134,10 +1036,10 @@ static void conn_hold(struct server *s, struct conn *c)
 				s->pending[i] = *c;
 				return;
 			}
-	conn_refuse(c, -EAGAIN,
-		    "uid %u has too many connections without a request; send "
-		    "the request right after connecting",
-		    (unsigned)c->uid);
+	conn_refuse(
+		c, -EAGAIN,
+		"uid %u has too many connections without a request; send the request right after connecting",
+		(unsigned)c->uid);
 }
 
 static void accept_some(struct server *s)
@@ -1149,8 +1051,7 @@ static void accept_some(struct server *s)
 
 		if (pending_count(s, NULL) >= SERVE_MAX_PENDING)
 			return;
-		c.fd = accept4(s->sock.fd, NULL, NULL,
-			       SOCK_CLOEXEC | SOCK_NONBLOCK);
+		c.fd = accept4(s->sock.fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (c.fd < 0 && (errno == EINTR || errno == ECONNABORTED))
 			continue;
 		if (c.fd < 0) {
@@ -1177,8 +1078,8 @@ static void accept_some(struct server *s)
 /* Fills pfd (pfd[0]: the listening socket, or -1 while paused or full)
  * and map; expires silent connections.  Returns the count; *timeout_ms is
  * how long ppoll() may sleep. */
-static size_t build_pollset(struct server *s, struct pollfd *pfd,
-			    struct conn **map, long long *timeout_ms)
+static size_t build_pollset(struct server *s, struct pollfd *pfd, struct conn **map,
+			    long long *timeout_ms)
 {
 	long long now = now_ms(), wake = now + 60 * 1000;
 	bool paused = s->accept_paused_until > now;
@@ -1192,8 +1093,7 @@ static size_t build_pollset(struct server *s, struct pollfd *pfd,
 		if (c->fd < 0)
 			continue;
 		if (c->deadline <= now) {
-			conn_refuse(c, -ETIMEDOUT, "no request within %d ms",
-				    SERVE_TIMEOUT_MS);
+			conn_refuse(c, -ETIMEDOUT, "no request within %d ms", SERVE_TIMEOUT_MS);
 			continue;
 		}
 		if (c->deadline < wake)
@@ -1202,8 +1102,7 @@ static size_t build_pollset(struct server *s, struct pollfd *pfd,
 		pfd[n++] = (struct pollfd){.fd = c->fd, .events = POLLIN};
 	}
 	paused |= n - 1 >= SERVE_MAX_PENDING;
-	pfd[0] = (struct pollfd){.fd = paused ? -1 : s->sock.fd,
-				 .events = POLLIN};
+	pfd[0] = (struct pollfd){.fd = paused ? -1 : s->sock.fd, .events = POLLIN};
 	*timeout_ms = wake - now;
 	return n;
 }
@@ -1241,13 +1140,12 @@ static void announce(const struct serve_config *cfg, const struct server *s)
 	size_t o = 0;
 
 	for (size_t i = 0; i < cfg->n_users && o < sizeof(who) - 16; i++)
-		o += (size_t)snprintf(who + o, sizeof(who) - o, "%suid %u",
-				      o ? ", " : "", (unsigned)cfg->users[i]);
+		o += (size_t)snprintf(who + o, sizeof(who) - o, "%suid %u", o ? ", " : "",
+				      (unsigned)cfg->users[i]);
 	for (size_t i = 0; i < cfg->n_groups && o < sizeof(who) - 16; i++)
-		o += (size_t)snprintf(who + o, sizeof(who) - o, "%sgid %u",
-				      o ? ", " : "", (unsigned)cfg->groups[i]);
-	say("listening on %s (%s), for %s",
-	    s->sock.path ? s->sock.path : "fd 3",
+		o += (size_t)snprintf(who + o, sizeof(who) - o, "%sgid %u", o ? ", " : "",
+				      (unsigned)cfg->groups[i]);
+	say("listening on %s (%s), for %s", s->sock.path ? s->sock.path : "fd 3",
 	    s->sock.path ? "bound" : "socket activation", who);
 }
 
@@ -1259,19 +1157,15 @@ static void start(struct server *s, sigset_t *unblocked)
 
 	if (nsexec_can_set_level(&e) < 0)
 		die(1,
-		    "must run as global root (euid 0 in the initial user "
-		    "namespace, with CAP_SYS_ADMIN), which alone may write "
-		    "vm.memfd_noexec: %s",
+		    "must run as global root (euid 0 in the initial user namespace, with CAP_SYS_ADMIN), which alone may write vm.memfd_noexec: %s",
 		    mt_error_message(e));
 	mt_features_probe(&f);
 	if (!f.memfd_noexec)
-		die(1, "this kernel has no /proc/sys/vm/memfd_noexec (it needs "
-		       "Linux 6.3 or later, with CONFIG_PID_NS): nothing to "
-		       "serve");
+		die(1,
+		    "this kernel has no /proc/sys/vm/memfd_noexec (it needs Linux 6.3 or later, with CONFIG_PID_NS): nothing to serve");
 	r = nsexec_ns_id_self(&s->self);
 	if (r < 0)
-		die(1, "Failed to find our own PID namespace: %s",
-		    strerror(-r));
+		die(1, "Failed to find our own PID namespace: %s", strerror(-r));
 	r = setup_signals(unblocked);
 	if (r < 0)
 		die(1, "Failed to set up signal handling: %s", strerror(-r));

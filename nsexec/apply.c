@@ -58,24 +58,17 @@ static int open_ns_by_proc(struct target *t, struct mt_error **err)
 	(void)snprintf(path, sizeof(path), "/proc/%d", (int)t->pid);
 	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0 && errno == ENOENT)
-		return mt_error_set(err, -ESRCH,
-				    "Failed to find process %d: no such "
-				    "process",
+		return mt_error_set(err, -ESRCH, "Failed to find process %d: no such process",
 				    (int)t->pid);
 	if (dfd < 0)
-		return mt_error_set(err, negative_errno(),
-				    "Failed to open %s: %m", path);
+		return mt_error_set(err, negative_errno(), "Failed to open %s: %m", path);
 	fd = openat(dfd, "ns/pid", O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
-		return mt_error_set(err, negative_errno(),
-				    "Failed to open /proc/%d/ns/pid: %m",
+		return mt_error_set(err, negative_errno(), "Failed to open /proc/%d/ns/pid: %m",
 				    (int)t->pid);
-	if (t->pidfd >= 0 && missing_pidfd_send_signal(t->pidfd, 0) < 0 &&
-	    errno == ESRCH) {
+	if (t->pidfd >= 0 && missing_pidfd_send_signal(t->pidfd, 0) < 0 && errno == ESRCH) {
 		(void)close(fd);
-		return mt_error_set(err, -ESRCH,
-				    "Failed to find process %d: it exited "
-				    "meanwhile",
+		return mt_error_set(err, -ESRCH, "Failed to find process %d: it exited meanwhile",
 				    (int)t->pid);
 	}
 	return fd;
@@ -98,14 +91,10 @@ static int target_open_ns(struct target *t, struct mt_error **err)
 	if (t->pidfd < 0) {
 		r = negative_errno();
 		if (r == -ESRCH)
-			return mt_error_set(err, r,
-					    "Failed to find process %d: no "
-					    "such process",
+			return mt_error_set(err, r, "Failed to find process %d: no such process",
 					    (int)t->pid);
 		if (r != -ENOSYS)
-			return mt_error_set(err, r,
-					    "Failed to open a pidfd for "
-					    "process %d: %s",
+			return mt_error_set(err, r, "Failed to open a pidfd for process %d: %s",
 					    (int)t->pid, strerror(-r));
 		t->pidfd = -EBADF;
 	}
@@ -119,11 +108,10 @@ static int target_open_ns(struct target *t, struct mt_error **err)
 		return t->nsfd < 0 ? t->nsfd : 0;
 	}
 	if (t->pidfd < 0)
-		return mt_error_set(err, -EOPNOTSUPP,
-				    "Failed to find the PID namespace of "
-				    "process %d: /proc belongs to another PID "
-				    "namespace and the kernel has no pidfds.",
-				    (int)t->pid);
+		return mt_error_set(
+			err, -EOPNOTSUPP,
+			"Failed to find the PID namespace of process %d: /proc belongs to another PID namespace and the kernel has no pidfds.",
+			(int)t->pid);
 	return 0;
 }
 
@@ -138,8 +126,7 @@ static int target_open(pid_t pid, struct target *t, struct mt_error **err)
 	r = nsexec_ns_id_self(&t->self);
 	if (r < 0)
 		return mt_error_set(err, r,
-				    "Failed to find our own PID namespace "
-				    "(/proc/self/ns/pid): %s",
+				    "Failed to find our own PID namespace (/proc/self/ns/pid): %s",
 				    strerror(-r));
 	/* /proc/1 may be unreadable (a non-dumpable init) or another
 	 * namespace's; the inode constant and NS_GET_PARENT still hold. */
@@ -148,9 +135,7 @@ static int target_open(pid_t pid, struct target *t, struct mt_error **err)
 		return 0;
 	r = nsexec_ns_id_of_fd(t->nsfd, &t->id);
 	if (r < 0)
-		return mt_error_set(err, r,
-				    "Failed to stat the PID namespace of "
-				    "process %d: %s",
+		return mt_error_set(err, r, "Failed to stat the PID namespace of process %d: %s",
 				    (int)pid, strerror(-r));
 	t->have_id = t->id.nsfs;
 	/* Strictly below ours: NS_GET_PARENT fails with EPERM for our own
@@ -165,8 +150,7 @@ static int target_open(pid_t pid, struct target *t, struct mt_error **err)
 /* ---- which rule applies ---------------------------------------------------
  */
 
-static int target_origin(struct target *t, const struct nsexec_request *req,
-			 struct mt_error **err)
+static int target_origin(struct target *t, const struct nsexec_request *req, struct mt_error **err)
 {
 	int r;
 
@@ -176,21 +160,17 @@ static int target_origin(struct target *t, const struct nsexec_request *req,
 	}
 	r = nsexec_pid_is_ns_init(t->pid, t->pidfd);
 	if (r < 0)
-		return mt_error_set(err, r == -ESRCH ? r : -EOPNOTSUPP,
-				    "Refusing vm.memfd_noexec=%d for process "
-				    "%d: cannot tell whether its PID namespace "
-				    "was created for it or only joined (%s). "
-				    "Run the hook where /proc shows the "
-				    "container's process.",
-				    req->level, (int)t->pid, strerror(-r));
+		return mt_error_set(
+			err, r == -ESRCH ? r : -EOPNOTSUPP,
+			"Refusing vm.memfd_noexec=%d for process %d: cannot tell whether its PID namespace was created for it or only joined (%s). Run the hook where /proc shows the container's process.",
+			req->level, (int)t->pid, strerror(-r));
 	t->joined = r == 0;
 	return 0;
 }
 
 /* A namespace created for the target must be below ours, never the host's,
  * ours or that of our /proc's init. */
-static int check_created(const struct target *t, int level,
-			 struct mt_error **err)
+static int check_created(const struct target *t, int level, struct mt_error **err)
 {
 	const char *which = NULL;
 
@@ -199,21 +179,17 @@ static int check_created(const struct target *t, int level,
 	if (nsexec_ns_id_is_initial_pid(&t->id))
 		which = "the initial PID namespace, whose value is the host's";
 	else if (nsexec_ns_id_equal(&t->id, &t->self))
-		which = "the caller's own PID namespace, so the change would "
-			"apply to the caller and its parent environment too";
+		which = "the caller's own PID namespace, so the change would apply to the caller and its parent environment too";
 	else if (t->have_init && nsexec_ns_id_equal(&t->id, &t->init))
 		which = "the PID namespace of /proc/1 (this procfs's init)";
 	else if (!t->below)
-		which = "a PID namespace that is not below the caller's, so it "
-			"may be an ancestor's";
+		which = "a PID namespace that is not below the caller's, so it may be an ancestor's";
 	if (!which)
 		return 0;
-	return mt_error_set(err, -EEXIST,
-			    "Refusing to set vm.memfd_noexec=%d for process "
-			    "%d: it is in %s. The container needs a PID "
-			    "namespace of its own (\"linux\": {\"namespaces\": "
-			    "[{\"type\": \"pid\"}]}).",
-			    level, (int)t->pid, which);
+	return mt_error_set(
+		err, -EEXIST,
+		"Refusing to set vm.memfd_noexec=%d for process %d: it is in %s. The container needs a PID namespace of its own (\"linux\": {\"namespaces\": [{\"type\": \"pid\"}]}).",
+		level, (int)t->pid, which);
 }
 
 /* ---- reading a namespace's level ------------------------------------------
@@ -237,8 +213,7 @@ static int level_in(int fd, bool ours)
 	if (r < 0)
 		return r;
 	user_fd = ioctl(fd, NS_GET_USERNS);
-	r = nsexec_in_pidns(fd, user_fd, -1, &id, NULL, 0, &rep, how,
-			    sizeof(how));
+	r = nsexec_in_pidns(fd, user_fd, -1, &id, NULL, 0, &rep, how, sizeof(how));
 	if (r < 0)
 		return r;
 	return rep.stage == NSEXEC_STAGE_DONE ? rep.before : -rep.err;
@@ -251,15 +226,13 @@ static int read_level(const struct target *t, struct mt_error **err)
 
 	if (r == -ENOENT)
 		return mt_error_set(err, r,
-				    "Failed to read vm.memfd_noexec for "
-				    "process %d: " NO_SYSCTL,
+				    "Failed to read vm.memfd_noexec for process %d: " NO_SYSCTL,
 				    (int)t->pid);
 	if (r < 0)
-		return mt_error_set(err, r,
-				    "Failed to read vm.memfd_noexec in the PID "
-				    "namespace pid:[%lu] of process %d: %s",
-				    (unsigned long)t->id.ino, (int)t->pid,
-				    strerror(-r));
+		return mt_error_set(
+			err, r,
+			"Failed to read vm.memfd_noexec in the PID namespace pid:[%lu] of process %d: %s",
+			(unsigned long)t->id.ino, (int)t->pid, strerror(-r));
 	return r;
 }
 
@@ -272,40 +245,31 @@ static const char *ns_label(const struct target *t, char *buf, size_t size)
 		what = "the initial PID namespace (the host's)";
 	else if (t->have_id && nsexec_ns_id_equal(&t->id, &t->self))
 		what = "the PID namespace of the caller (the runtime)";
-	(void)snprintf(buf, size, "%s, pid:[%lu]", what,
-		       (unsigned long)t->id.ino);
+	(void)snprintf(buf, size, "%s, pid:[%lu]", what, (unsigned long)t->id.ino);
 	return buf;
 }
 
 /* A namespace the target only joined: read it, never write it. */
-static int check_joined(const struct target *t, int level,
-			struct nsexec_result *ret, struct mt_error **err)
+static int check_joined(const struct target *t, int level, struct nsexec_result *ret,
+			struct mt_error **err)
 {
 	bool ours = t->have_id && nsexec_ns_id_equal(&t->id, &t->self);
 	char label[128];
 	int have;
 
 	if (!ours && (!t->have_id || !t->below))
-		return mt_error_set(err, -EOPNOTSUPP,
-				    "Refusing vm.memfd_noexec=%d for process "
-				    "%d: it joins a PID namespace that is not "
-				    "ours nor below ours, whose level cannot "
-				    "be read from here.",
-				    level, (int)t->pid);
+		return mt_error_set(
+			err, -EOPNOTSUPP,
+			"Refusing vm.memfd_noexec=%d for process %d: it joins a PID namespace that is not ours nor below ours, whose level cannot be read from here.",
+			level, (int)t->pid);
 	have = read_level(t, err);
 	if (have < 0)
 		return have;
 	if (have < level)
 		return mt_error_set(
 			err, -EPERM,
-			"Refusing vm.memfd_noexec=%d for process %d: it joins "
-			"%s, which is at level %d. A namespace that the "
-			"container only joins is never changed, since every "
-			"process in it would change too. Raise the level "
-			"where that namespace is created (the container or "
-			"pod that owns it), or remove the request.",
-			level, (int)t->pid, ns_label(t, label, sizeof(label)),
-			have);
+			"Refusing vm.memfd_noexec=%d for process %d: it joins %s, which is at level %d. A namespace that the container only joins is never changed, since every process in it would change too. Raise the level where that namespace is created (the container or pod that owns it), or remove the request.",
+			level, (int)t->pid, ns_label(t, label, sizeof(label)), have);
 	*ret = (struct nsexec_result){
 		.requested = level,
 		.before = have,
@@ -326,18 +290,13 @@ static int parent_level_of(const struct target *t, struct mt_error **err)
 
 	if (t->have_id && nsexec_ns_id_is_initial_pid(&t->id))
 		return 0;
-	r = level_in(t->parent,
-		     t->parent >= 0 &&
-			     nsexec_ns_id_of_fd(t->parent, &id) == 0 &&
-			     nsexec_ns_id_equal(&id, &t->self));
+	r = level_in(t->parent, t->parent >= 0 && nsexec_ns_id_of_fd(t->parent, &id) == 0 &&
+					nsexec_ns_id_equal(&id, &t->self));
 	if (r < 0)
-		return mt_error_set(err, r,
-				    "Refusing vm.memfd_noexec for process %d: "
-				    "it keeps CAP_SYS_ADMIN without a user "
-				    "namespace, and the level of its PID "
-				    "namespace's parent cannot be read from "
-				    "here (%s).",
-				    (int)t->pid, strerror(-r));
+		return mt_error_set(
+			err, r,
+			"Refusing vm.memfd_noexec for process %d: it keeps CAP_SYS_ADMIN without a user namespace, and the level of its PID namespace's parent cannot be read from here (%s).",
+			(int)t->pid, strerror(-r));
 	return r;
 }
 
@@ -346,8 +305,7 @@ static int parent_level_of(const struct target *t, struct mt_error **err)
  * remount /proc/sys and lower its namespace's own value down to its
  * parent's: the request only holds if the parent already enforces it.
  */
-static int check_sys_admin(const struct target *t,
-			   const struct nsexec_request *req,
+static int check_sys_admin(const struct target *t, const struct nsexec_request *req,
 			   struct mt_error **err)
 {
 	int r, parent_level;
@@ -358,10 +316,7 @@ static int check_sys_admin(const struct target *t,
 	if (r < 0)
 		return mt_error_set(
 			err, r == -ESRCH ? r : -EOPNOTSUPP,
-			"Refusing vm.memfd_noexec=%d for process "
-			"%d: it keeps CAP_SYS_ADMIN, and whether "
-			"its user namespace maps global root cannot "
-			"be told here (%s).",
+			"Refusing vm.memfd_noexec=%d for process %d: it keeps CAP_SYS_ADMIN, and whether its user namespace maps global root cannot be told here (%s).",
 			req->level, (int)t->pid, strerror(-r));
 	if (r == 0)
 		return 0; /* its root is not global root: EACCES, checked */
@@ -372,95 +327,69 @@ static int check_sys_admin(const struct target *t,
 		return 0;
 	return mt_error_set(
 		err, -EPERM,
-		"Refusing vm.memfd_noexec=%d for process %d: the container "
-		"keeps CAP_SYS_ADMIN in its bounding set and has no user "
-		"namespace (or one that maps global root), so it could "
-		"remount /proc/sys read-write and lower the value again, "
-		"down to its parent's %d. Drop CAP_SYS_ADMIN from "
-		"process.capabilities.bounding, or give the container a user "
-		"namespace that does not map root to root (then the kernel "
-		"refuses its writes).",
+		"Refusing vm.memfd_noexec=%d for process %d: the container keeps CAP_SYS_ADMIN in its bounding set and has no user namespace (or one that maps global root), so it could remount /proc/sys read-write and lower the value again, down to its parent's %d. Drop CAP_SYS_ADMIN from process.capabilities.bounding, or give the container a user namespace that does not map root to root (then the kernel refuses its writes).",
 		req->level, (int)t->pid, parent_level);
 }
 
 /* ---- raising a namespace created for the target ---------------------------
  */
 
-static int explain_write(const struct target *t, int level,
-			 const struct nsexec_report *rep, struct mt_error **err)
+static int explain_write(const struct target *t, int level, const struct nsexec_report *rep,
+			 struct mt_error **err)
 {
 	int e = rep->err;
 
 	if ((e == EACCES || e == EPERM) && rep->before >= 0)
 		return mt_error_set(
 			err, -e,
-			"Failed to set vm.memfd_noexec=%d in the PID namespace "
-			"of process %d: %s. Only global root (euid 0 in the "
-			"initial user namespace, with CAP_SYS_ADMIN over the "
-			"namespace's owner) may write it, so rootless "
-			"runtimes cannot set it; a rootless container "
-			"inherits the level of the PID namespace it starts "
-			"in, which is %d here. To get %d, set it as root in a "
-			"parent PID namespace (for example, start the "
-			"rootless runtime under `memfd-noexec run --level %d "
-			"--`), run the runtime as root, or remove the "
-			"request.",
-			level, (int)t->pid, strerror(e), rep->before, level,
-			level);
-	return mt_error_set(err, -e,
-			    "Failed to write vm.memfd_noexec=%d in the PID "
-			    "namespace of process %d: %s",
-			    level, (int)t->pid, strerror(e));
+			"Failed to set vm.memfd_noexec=%d in the PID namespace of process %d: %s. Only global root (euid 0 in the initial user namespace, with CAP_SYS_ADMIN over the namespace's owner) may write it, so rootless runtimes cannot set it; a rootless container inherits the level of the PID namespace it starts in, which is %d here. To get %d, set it as root in a parent PID namespace (for example, start the rootless runtime under `memfd-noexec run --level %d --`), run the runtime as root, or remove the request.",
+			level, (int)t->pid, strerror(e), rep->before, level, level);
+	return mt_error_set(
+		err, -e,
+		"Failed to write vm.memfd_noexec=%d in the PID namespace of process %d: %s", level,
+		(int)t->pid, strerror(e));
 }
 
-static int explain(const struct target *t, int level,
-		   const struct nsexec_report *rep, struct mt_error **err)
+static int explain(const struct target *t, int level, const struct nsexec_report *rep,
+		   struct mt_error **err)
 {
 	int e = rep->err;
 
 	switch (rep->stage) {
 	case NSEXEC_STAGE_SETNS:
 		return mt_error_set(
-			err, -e,
-			"Failed to join the PID namespace of process %d: %s%s",
+			err, -e, "Failed to join the PID namespace of process %d: %s%s",
 			(int)t->pid, strerror(e),
-			e == EPERM ? " (joining needs CAP_SYS_ADMIN over the "
-				     "user namespace that owns it)"
-				   : "");
+			e == EPERM
+				? " (joining needs CAP_SYS_ADMIN over the user namespace that owns it)"
+				: "");
 	case NSEXEC_STAGE_FORK:
-		return mt_error_set(err, -e,
-				    "Failed to fork into the PID namespace of "
-				    "process %d: %s%s",
-				    (int)t->pid, strerror(e),
-				    e == ENOMEM ? " (has the namespace's init "
-						  "process exited?)"
-						: "");
+		return mt_error_set(
+			err, -e, "Failed to fork into the PID namespace of process %d: %s%s",
+			(int)t->pid, strerror(e),
+			e == ENOMEM ? " (has the namespace's init process exited?)" : "");
 	case NSEXEC_STAGE_GUARD:
-		return mt_error_set(err, e == EEXIST ? -EEXIST : -e,
-				    "Refusing to set vm.memfd_noexec: the "
-				    "writer found itself in the initial PID "
-				    "namespace, or in the caller's (%s); the "
-				    "host's value is never changed.",
-				    strerror(e));
+		return mt_error_set(
+			err, e == EEXIST ? -EEXIST : -e,
+			"Refusing to set vm.memfd_noexec: the writer found itself in the initial PID namespace, or in the caller's (%s); the host's value is never changed.",
+			strerror(e));
 	case NSEXEC_STAGE_READ:
 	case NSEXEC_STAGE_REREAD:
 		if (e == ENOENT)
 			return mt_error_set(err, -ENOENT,
-					    "Failed to set vm.memfd_noexec=%d: "
-					    "" NO_SYSCTL,
-					    level);
-		return mt_error_set(err, -e,
-				    "Failed to read /proc/sys/vm/memfd_noexec "
-				    "in the PID namespace of process %d: %s",
-				    (int)t->pid, strerror(e));
+					    "Failed to set vm.memfd_noexec=%d: " NO_SYSCTL, level);
+		return mt_error_set(
+			err, -e,
+			"Failed to read /proc/sys/vm/memfd_noexec in the PID namespace of process %d: %s",
+			(int)t->pid, strerror(e));
 	case NSEXEC_STAGE_OPEN:
 	case NSEXEC_STAGE_WRITE:
 		return explain_write(t, level, rep, err);
 	default:
-		return mt_error_set(err, -EPROTO,
-				    "Failed to set vm.memfd_noexec: the helper "
-				    "process sent an unknown report (stage %d)",
-				    rep->stage);
+		return mt_error_set(
+			err, -EPROTO,
+			"Failed to set vm.memfd_noexec: the helper process sent an unknown report (stage %d)",
+			rep->stage);
 	}
 }
 
@@ -470,8 +399,7 @@ static int explain(const struct target *t, int level,
  * already meets the request, rep says so (nothing written); if not, rep
  * becomes the refused write, with the level that is there.
  */
-static void rootless_read(const struct target *t, int level,
-			  struct nsexec_report *rep)
+static void rootless_read(const struct target *t, int level, struct nsexec_report *rep)
 {
 	int r = level_in(t->nsfd, false);
 
@@ -485,8 +413,7 @@ static void rootless_read(const struct target *t, int level,
 /* The write was refused for want of privilege (rootless). */
 static bool needs_privilege(const struct nsexec_report *rep)
 {
-	return (rep->stage == NSEXEC_STAGE_OPEN ||
-		rep->stage == NSEXEC_STAGE_WRITE) &&
+	return (rep->stage == NSEXEC_STAGE_OPEN || rep->stage == NSEXEC_STAGE_WRITE) &&
 	       (rep->err == EACCES || rep->err == EPERM) && rep->before >= 0;
 }
 
@@ -494,10 +421,9 @@ static bool needs_privilege(const struct nsexec_report *rep)
  * Rootless: ask the memfd-noexec service, then read the level back
  * ourselves, as the namespace's owner: its answer is never trusted alone.
  */
-static int raise_by_service(const struct target *t,
-			    const struct nsexec_request *req,
-			    const struct nsexec_report *rep,
-			    struct nsexec_result *ret, struct mt_error **err)
+static int raise_by_service(const struct target *t, const struct nsexec_request *req,
+			    const struct nsexec_report *rep, struct nsexec_result *ret,
+			    struct mt_error **err)
 {
 	_cleanup_error_ struct mt_error *base = NULL, *why = NULL;
 	int got = -1, have, r;
@@ -505,20 +431,16 @@ static int raise_by_service(const struct target *t,
 	r = explain_write(t, req->level, rep, &base);
 	if (t->pidfd < 0 || (req->service_socket && !*req->service_socket))
 		return mt_error_set(err, r, "%s", mt_error_message(base));
-	r = nsexec_service_raise(req->service_socket, t->pidfd, req->level,
-				 &got, &why);
+	r = nsexec_service_raise(req->service_socket, t->pidfd, req->level, &got, &why);
 	if (r < 0)
 		return mt_error_set(err, r, "%s %s.", mt_error_message(base),
 				    mt_error_message(why));
 	have = level_in(t->nsfd, false);
 	if (have < req->level)
-		return mt_error_set(err, have < 0 ? have : -EIO,
-				    "Failed to set vm.memfd_noexec=%d in the "
-				    "PID namespace of process %d: the "
-				    "memfd-noexec service answered %d, but it "
-				    "reads %d (%s); refusing to go on.",
-				    req->level, (int)t->pid, got, have,
-				    have < 0 ? strerror(-have) : "too low");
+		return mt_error_set(
+			err, have < 0 ? have : -EIO,
+			"Failed to set vm.memfd_noexec=%d in the PID namespace of process %d: the memfd-noexec service answered %d, but it reads %d (%s); refusing to go on.",
+			req->level, (int)t->pid, got, have, have < 0 ? strerror(-have) : "too low");
 	*ret = (struct nsexec_result){
 		.requested = req->level,
 		.before = rep->before,
@@ -530,8 +452,7 @@ static int raise_by_service(const struct target *t,
 	return 0;
 }
 
-static int raise_created(const struct target *t,
-			 const struct nsexec_request *req,
+static int raise_created(const struct target *t, const struct nsexec_request *req,
 			 struct nsexec_result *ret, struct mt_error **err)
 {
 	int level = req->level;
@@ -541,41 +462,33 @@ static int raise_created(const struct target *t,
 	int r;
 
 	r = nsexec_in_pidns(t->nsfd >= 0 ? t->nsfd : t->pidfd, -1, level,
-			    t->have_id ? &t->id : NULL, forbidden,
-			    t->have_init ? 2 : 1, &rep, how, sizeof(how));
+			    t->have_id ? &t->id : NULL, forbidden, t->have_init ? 2 : 1, &rep, how,
+			    sizeof(how));
 	if (r == 0 && rep.stage == NSEXEC_STAGE_SETNS && rep.err == EPERM)
 		/* Not allowed in (rootless): read it as the owner instead;
 		 * enough if it already meets the level. */
 		rootless_read(t, level, &rep);
 	if (r == -EPROTO)
-		return mt_error_set(err, r,
-				    "Failed to set vm.memfd_noexec in the PID "
-				    "namespace of process %d: the helper "
-				    "process %s without reporting (has the "
-				    "namespace's init process exited?)",
-				    (int)t->pid, how);
+		return mt_error_set(
+			err, r,
+			"Failed to set vm.memfd_noexec in the PID namespace of process %d: the helper process %s without reporting (has the namespace's init process exited?)",
+			(int)t->pid, how);
 	if (r < 0)
-		return mt_error_set(err, r,
-				    "Failed to start a helper process: %s",
-				    strerror(-r));
+		return mt_error_set(err, r, "Failed to start a helper process: %s", strerror(-r));
 	if (needs_privilege(&rep))
 		return raise_by_service(t, req, &rep, ret, err);
 	if (rep.stage != NSEXEC_STAGE_DONE)
 		return explain(t, level, &rep, err);
 	if (rep.after < level && rep.write_err == EINVAL)
-		return mt_error_set(err, -EINVAL,
-				    "Failed to set vm.memfd_noexec=%d in the "
-				    "PID namespace of process %d: the kernel "
-				    "refused the value (EINVAL) and it still "
-				    "reads %d.",
-				    level, (int)t->pid, rep.after);
+		return mt_error_set(
+			err, -EINVAL,
+			"Failed to set vm.memfd_noexec=%d in the PID namespace of process %d: the kernel refused the value (EINVAL) and it still reads %d.",
+			level, (int)t->pid, rep.after);
 	if (rep.after < level)
-		return mt_error_set(err, -EIO,
-				    "Failed to set vm.memfd_noexec=%d in the "
-				    "PID namespace of process %d: it reads %d "
-				    "after the write; refusing to go on (fails "
-				    "closed).",
-				    level, (int)t->pid, rep.after);
+		return mt_error_set(
+			err, -EIO,
+			"Failed to set vm.memfd_noexec=%d in the PID namespace of process %d: it reads %d after the write; refusing to go on (fails closed).",
+			level, (int)t->pid, rep.after);
 	*ret = (struct nsexec_result){
 		.requested = level,
 		.before = rep.before,
@@ -592,9 +505,8 @@ int nsexec_read_memfd_noexec(int ns_fd)
 	return level_in(ns_fd, false);
 }
 
-static int apply(struct target *t, pid_t target,
-		 const struct nsexec_request *req, struct nsexec_result *ret,
-		 struct mt_error **err);
+static int apply(struct target *t, pid_t target, const struct nsexec_request *req,
+		 struct nsexec_result *ret, struct mt_error **err);
 
 int nsexec_apply_memfd_noexec(pid_t target, const struct nsexec_request *req,
 			      struct nsexec_result *ret, struct mt_error **err)
@@ -606,41 +518,34 @@ int nsexec_apply_memfd_noexec(pid_t target, const struct nsexec_request *req,
 }
 
 int nsexec_apply_memfd_noexec_pidfd(int pidfd, const struct nsexec_request *req,
-				    struct nsexec_result *ret,
-				    struct mt_error **err)
+				    struct nsexec_result *ret, struct mt_error **err)
 {
 	_cleanup_(target_done) struct target t = {
 		.pidfd = -EBADF, .nsfd = -EBADF, .parent = -EBADF};
 	pid_t pid = nsexec_pidfd_pid(pidfd);
 
 	if (pid < 0)
-		return mt_error_set(err, pid,
-				    "Refusing the process given by its pidfd: "
-				    "%s",
-				    pid == -ESRCH ? "it has exited"
-						  : "not a pidfd of a process "
-						    "in our PID namespace");
+		return mt_error_set(err, pid, "Refusing the process given by its pidfd: %s",
+				    pid == -ESRCH
+					    ? "it has exited"
+					    : "not a pidfd of a process in our PID namespace");
 	t.pidfd = fcntl(pidfd, F_DUPFD_CLOEXEC, 3);
 	if (t.pidfd < 0)
-		return mt_error_set(err, negative_errno(),
-				    "Failed to duplicate the pidfd: %m");
+		return mt_error_set(err, negative_errno(), "Failed to duplicate the pidfd: %m");
 	return apply(&t, pid, req, ret, err);
 }
 
-static int apply(struct target *t, pid_t target,
-		 const struct nsexec_request *req, struct nsexec_result *ret,
-		 struct mt_error **err)
+static int apply(struct target *t, pid_t target, const struct nsexec_request *req,
+		 struct nsexec_result *ret, struct mt_error **err)
 {
 	int r;
 
 	if (!req || req->level < 0 || req->level > 2)
 		return mt_error_set(err, -EINVAL,
-				    "Refusing vm.memfd_noexec=%d: allowed "
-				    "values are 0, 1 or 2.",
+				    "Refusing vm.memfd_noexec=%d: allowed values are 0, 1 or 2.",
 				    req ? req->level : -1);
 	if (target <= 0)
-		return mt_error_set(err, -EINVAL, "Refusing process ID %d.",
-				    (int)target);
+		return mt_error_set(err, -EINVAL, "Refusing process ID %d.", (int)target);
 
 	r = target_open(target, t, err);
 	if (r < 0)

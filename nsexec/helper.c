@@ -32,8 +32,7 @@ static void send_report(int fd, const struct nsexec_report *rep)
 	while (n < 0 && errno == EINTR);
 }
 
-_noreturn_ static void report_exit(int fd, struct nsexec_report *rep, int stage,
-				   int err)
+_noreturn_ static void report_exit(int fd, struct nsexec_report *rep, int stage, int err)
 {
 	rep->stage = stage;
 	rep->err = err;
@@ -52,9 +51,7 @@ _noreturn_ static void raise_level(int fd, struct nsexec_report *rep, int level)
 		/* A stricter parent (or a racing writer): re-read decides. */
 		rep->write_err = EINVAL;
 	else if (r < 0)
-		report_exit(fd, rep,
-			    at_open ? NSEXEC_STAGE_OPEN : NSEXEC_STAGE_WRITE,
-			    -r);
+		report_exit(fd, rep, at_open ? NSEXEC_STAGE_OPEN : NSEXEC_STAGE_WRITE, -r);
 	else
 		rep->written = 1;
 
@@ -80,8 +77,7 @@ _noreturn_ static void worker(int fd, const struct job *j)
 		/* Reading: only check that we landed where we meant to. */
 		r = nsexec_ns_id_self(&self);
 		if (r < 0 || !nsexec_ns_id_equal(&self, j->want))
-			report_exit(fd, &rep, NSEXEC_STAGE_GUARD,
-				    r < 0 ? -r : EPROTO);
+			report_exit(fd, &rep, NSEXEC_STAGE_GUARD, r < 0 ? -r : EPROTO);
 	}
 	r = mt_memfd_noexec_read();
 	if (r < 0)
@@ -99,8 +95,7 @@ _noreturn_ static void helper(int ns_fd, int fd, const struct job *j)
 	pid_t pid;
 
 	if (setns(ns_fd, CLONE_NEWPID) < 0) {
-		bool as_owner =
-			errno == EPERM && j->level < 0 && j->user_fd >= 0;
+		bool as_owner = errno == EPERM && j->level < 0 && j->user_fd >= 0;
 
 		if (!as_owner || setns(j->user_fd, CLONE_NEWUSER) < 0 ||
 		    setns(ns_fd, CLONE_NEWPID) < 0)
@@ -124,20 +119,17 @@ static void describe_status(int r, int status, char *buf, size_t size)
 	if (r < 0)
 		(void)snprintf(buf, size, "ended");
 	else if (WIFEXITED(status))
-		(void)snprintf(buf, size, "exited with status %d",
-			       WEXITSTATUS(status));
+		(void)snprintf(buf, size, "exited with status %d", WEXITSTATUS(status));
 	else if (WIFSIGNALED(status))
-		(void)snprintf(buf, size, "was killed by signal %d (%s)",
-			       WTERMSIG(status), strsignal(WTERMSIG(status)));
+		(void)snprintf(buf, size, "was killed by signal %d (%s)", WTERMSIG(status),
+			       strsignal(WTERMSIG(status)));
 	else
-		(void)snprintf(buf, size, "ended with wait status 0x%x",
-			       status);
+		(void)snprintf(buf, size, "ended with wait status 0x%x", status);
 }
 
-int nsexec_in_pidns(int ns_fd, int user_fd, int level,
-		    const struct nsexec_ns_id *want,
-		    const struct nsexec_ns_id *forbidden, size_t n,
-		    struct nsexec_report *ret, char *how, size_t how_size)
+int nsexec_in_pidns(int ns_fd, int user_fd, int level, const struct nsexec_ns_id *want,
+		    const struct nsexec_ns_id *forbidden, size_t n, struct nsexec_report *ret,
+		    char *how, size_t how_size)
 {
 	const struct job j = {user_fd, level, want, forbidden, n};
 	_cleanup_close_ int rfd = -EBADF, wfd = -EBADF;

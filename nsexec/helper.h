@@ -54,9 +54,8 @@ struct nsexec_report {
  * Returns 0 when a report arrived (which may describe a failure), -EPROTO
  * if the helper ended without one (how says how), or -errno of pipe/fork.
  */
-int nsexec_in_pidns(int ns_fd, int user_fd, int level,
-		    const struct nsexec_ns_id *want,
-		    const struct nsexec_ns_id *forbidden, size_t n,
-		    struct nsexec_report *ret, char *how, size_t how_size);
+int nsexec_in_pidns(int ns_fd, int user_fd, int level, const struct nsexec_ns_id *want,
+		    const struct nsexec_ns_id *forbidden, size_t n, struct nsexec_report *ret,
+		    char *how, size_t how_size);
 
 #endif

@@ -102,8 +102,7 @@ int nsexec_apply_memfd_noexec(pid_t target, const struct nsexec_request *req,
 /* The same, for the process that pidfd refers to (kept open by the caller;
  * -ESRCH if it has exited, -EBADF if it is no pidfd). */
 int nsexec_apply_memfd_noexec_pidfd(int pidfd, const struct nsexec_request *req,
-				    struct nsexec_result *ret,
-				    struct mt_error **err);
+				    struct nsexec_result *ret, struct mt_error **err);
 
 /*
  * The effective vm.memfd_noexec of the PID namespace open at ns_fd, read

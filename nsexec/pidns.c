@@ -71,8 +71,7 @@ bool nsexec_procfs_is_ours(void)
 	return v == (long)getpid();
 }
 
-bool nsexec_ns_id_equal(const struct nsexec_ns_id *a,
-			const struct nsexec_ns_id *b)
+bool nsexec_ns_id_equal(const struct nsexec_ns_id *a, const struct nsexec_ns_id *b)
 {
 	return a->dev == b->dev && a->ino == b->ino;
 }
@@ -104,8 +103,7 @@ static int open_proc_pid(pid_t pid)
 
 static int still_alive(int pidfd)
 {
-	if (pidfd >= 0 && missing_pidfd_send_signal(pidfd, 0) < 0 &&
-	    errno == ESRCH)
+	if (pidfd >= 0 && missing_pidfd_send_signal(pidfd, 0) < 0 && errno == ESRCH)
 		return -ESRCH;
 	return 0;
 }
@@ -164,8 +162,7 @@ static int maps_uid(const char *text, unsigned long g)
 		unsigned long inside, outside, count;
 		int n = 0;
 
-		if (sscanf(p, " %lu %lu %lu%n", &inside, &outside, &count,
-			   &n) != 3)
+		if (sscanf(p, " %lu %lu %lu%n", &inside, &outside, &count, &n) != 3)
 			return -EBADMSG;
 		if (g >= outside && g - outside < count)
 			return 1;
@@ -261,8 +258,8 @@ pid_t nsexec_pidfd_pid(int pidfd)
 	return v > 0 && v <= INT_MAX ? (pid_t)v : -ESRCH;
 }
 
-int nsexec_guard_active_pidns(const struct nsexec_ns_id *want,
-			      const struct nsexec_ns_id *forbidden, size_t n)
+int nsexec_guard_active_pidns(const struct nsexec_ns_id *want, const struct nsexec_ns_id *forbidden,
+			      size_t n)
 {
 	struct nsexec_ns_id self;
 	int r;

@@ -33,8 +33,7 @@ int nsexec_ns_id_of_path(const char *path, struct nsexec_ns_id *ret);
 /* The calling thread's active PID namespace. */
 int nsexec_ns_id_self(struct nsexec_ns_id *ret);
 
-bool nsexec_ns_id_equal(const struct nsexec_ns_id *a,
-			const struct nsexec_ns_id *b);
+bool nsexec_ns_id_equal(const struct nsexec_ns_id *a, const struct nsexec_ns_id *b);
 /* True if id is the initial PID namespace (inode PROC_PID_INIT_INO). */
 bool nsexec_ns_id_is_initial_pid(const struct nsexec_ns_id *id);
 bool nsexec_ns_id_is_initial_user(const struct nsexec_ns_id *id);
@@ -66,7 +65,7 @@ pid_t nsexec_pidfd_pid(int pidfd);
  * namespace is not want.  Other -errno if it cannot be determined (which
  * also forbids the write).
  */
-int nsexec_guard_active_pidns(const struct nsexec_ns_id *want,
-			      const struct nsexec_ns_id *forbidden, size_t n);
+int nsexec_guard_active_pidns(const struct nsexec_ns_id *want, const struct nsexec_ns_id *forbidden,
+			      size_t n);
 
 #endif

@@ -26,30 +26,24 @@ static int service_connect(const char *path, struct mt_error **err)
 
 	if (strlen(path) >= sizeof(sa.sun_path))
 		return mt_error_set(err, -ENAMETOOLONG,
-				    "Refusing the service socket path %s: too "
-				    "long",
-				    path);
+				    "Refusing the service socket path %s: too long", path);
 	memcpy(sa.sun_path, path, strlen(path) + 1);
 	fd = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	if (fd < 0)
-		return mt_error_set(err, negative_errno(),
-				    "Failed to create a socket: %m");
+		return mt_error_set(err, negative_errno(), "Failed to create a socket: %m");
 	(void)setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
 	(void)setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof(tv));
 	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) < 0) {
 		r = negative_errno();
 		/* Plain words: runtimes such as podman read "no such file or
 		 * directory" in an error as "command not found" (exit 127). */
-		return mt_error_set(err, r,
-				    "The memfd-noexec service, which could "
-				    "raise it, is not running at %s (%s): "
-				    "enable it with `systemctl enable --now "
-				    "memfd-noexec.socket`",
-				    path,
-				    r == -ENOENT ? "there is no socket"
-				    : r == -ECONNREFUSED
-					    ? "nothing listens there"
-					    : strerror(-r));
+		return mt_error_set(
+			err, r,
+			"The memfd-noexec service, which could raise it, is not running at %s (%s): enable it with `systemctl enable --now memfd-noexec.socket`",
+			path,
+			r == -ENOENT	     ? "there is no socket"
+			: r == -ECONNREFUSED ? "nothing listens there"
+					     : strerror(-r));
 	}
 	return TAKE_FD(fd);
 }
@@ -71,8 +65,7 @@ static int service_send(int fd, int pidfd, int level, struct mt_error **err)
 	memcpy(CMSG_DATA(cm), &pidfd, sizeof(int));
 	if (sendmsg(fd, &mh, MSG_NOSIGNAL) != (ssize_t)iov.iov_len)
 		return mt_error_set(err, negative_errno(),
-				    "Failed to ask the memfd-noexec service: "
-				    "%m");
+				    "Failed to ask the memfd-noexec service: %m");
 	return 0;
 }
 
@@ -95,13 +88,12 @@ static int service_reply(const char *msg, int *ret_level, struct mt_error **err)
 	v = strtol(msg + 6, &end, 10);
 	if (end == msg + 6 || *end != ' ' || v <= 0 || v > 4095)
 		return -EPROTO;
-	return mt_error_set(err, (int)-v,
-			    "The memfd-noexec service refused to raise it: %s",
+	return mt_error_set(err, (int)-v, "The memfd-noexec service refused to raise it: %s",
 			    end + 1);
 }
 
-int nsexec_service_raise(const char *socket_path, int pidfd, int level,
-			 int *ret_level, struct mt_error **err)
+int nsexec_service_raise(const char *socket_path, int pidfd, int level, int *ret_level,
+			 struct mt_error **err)
 {
 	const char *path = socket_path ? socket_path : NSEXEC_SERVICE_SOCKET;
 	_cleanup_close_ int fd = -EBADF;
@@ -118,20 +110,17 @@ int nsexec_service_raise(const char *socket_path, int pidfd, int level,
 	n = recv(fd, msg, sizeof(msg) - 1, MSG_CMSG_CLOEXEC);
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return mt_error_set(err, -ETIMEDOUT,
-				    "The memfd-noexec service at %s did not "
-				    "answer within %d s",
+				    "The memfd-noexec service at %s did not answer within %d s",
 				    path, SERVICE_TIMEOUT_SEC);
 	if (n < 0)
 		return mt_error_set(err, negative_errno(),
-				    "Failed to read the memfd-noexec "
-				    "service's answer: %m");
+				    "Failed to read the memfd-noexec service's answer: %m");
 	msg[n] = '\0';
 	r = service_reply(msg, ret_level, err);
 	if (r == -EPROTO)
-		return mt_error_set(err, r,
-				    "The memfd-noexec service at %s gave an "
-				    "answer that is not \"ok N\", \"kept N\" "
-				    "or \"error ERRNO MESSAGE\"",
-				    path);
+		return mt_error_set(
+			err, r,
+			"The memfd-noexec service at %s gave an answer that is not \"ok N\", \"kept N\" or \"error ERRNO MESSAGE\"",
+			path);
 	return r;
 }

@@ -44,8 +44,8 @@
  *  the ERRNO of an "error" reply, with its MESSAGE;
  *  any other -errno of socket, connect, sendmsg, recv.
  */
-int nsexec_service_raise(const char *socket_path, int pidfd, int level,
-			 int *ret_level, struct mt_error **err);
+int nsexec_service_raise(const char *socket_path, int pidfd, int level, int *ret_level,
+			 struct mt_error **err);
 
 /* Parses a request; 0..2, or -EINVAL.  Shared with the service. */
 int nsexec_service_parse_request(const char *msg, size_t len);

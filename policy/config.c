@@ -60,34 +60,31 @@ static void init_captures(struct policy_json_capture *c)
 {
 	c[CAP_ANNOTATIONS] = (struct policy_json_capture){
 		.path = {"annotations"}, .n_path = 1, .go_fields = 0x1};
-	c[CAP_ANNOTATION] = (struct policy_json_capture){
-		.path = {"annotations", "memfd_noexec"},
-		.n_path = 2,
-		.go_fields = 0x1,
-		.max_len = POLICY_MAX_VALUE_SIZE};
-	c[CAP_LINUX] = (struct policy_json_capture){
-		.path = {"linux"}, .n_path = 1, .go_fields = 0x1};
+	c[CAP_ANNOTATION] = (struct policy_json_capture){.path = {"annotations", "memfd_noexec"},
+							 .n_path = 2,
+							 .go_fields = 0x1,
+							 .max_len = POLICY_MAX_VALUE_SIZE};
+	c[CAP_LINUX] =
+		(struct policy_json_capture){.path = {"linux"}, .n_path = 1, .go_fields = 0x1};
 	c[CAP_SYSCTLS] = (struct policy_json_capture){
 		.path = {"linux", "sysctl"}, .n_path = 2, .go_fields = 0x3};
-	c[CAP_SYSCTL_DOT] = (struct policy_json_capture){
-		.path = {"linux", "sysctl", "vm.memfd_noexec"},
-		.n_path = 3,
-		.go_fields = 0x3,
-		.max_len = POLICY_MAX_VALUE_SIZE};
-	c[CAP_SYSCTL_SLASH] = (struct policy_json_capture){
-		.path = {"linux", "sysctl", "vm/memfd_noexec"},
-		.n_path = 3,
-		.go_fields = 0x3,
-		.max_len = POLICY_MAX_VALUE_SIZE};
+	c[CAP_SYSCTL_DOT] =
+		(struct policy_json_capture){.path = {"linux", "sysctl", "vm.memfd_noexec"},
+					     .n_path = 3,
+					     .go_fields = 0x3,
+					     .max_len = POLICY_MAX_VALUE_SIZE};
+	c[CAP_SYSCTL_SLASH] =
+		(struct policy_json_capture){.path = {"linux", "sysctl", "vm/memfd_noexec"},
+					     .n_path = 3,
+					     .go_fields = 0x3,
+					     .max_len = POLICY_MAX_VALUE_SIZE};
 	c[CAP_CAPABILITIES] = (struct policy_json_capture){
-		.path = {"process", "capabilities"},
-		.n_path = 2,
-		.go_fields = 0x3};
-	c[CAP_BOUNDING] = (struct policy_json_capture){
-		.path = {"process", "capabilities", "bounding"},
-		.n_path = 3,
-		.go_fields = 0x7,
-		.element = "CAP_SYS_ADMIN"};
+		.path = {"process", "capabilities"}, .n_path = 2, .go_fields = 0x3};
+	c[CAP_BOUNDING] =
+		(struct policy_json_capture){.path = {"process", "capabilities", "bounding"},
+					     .n_path = 3,
+					     .go_fields = 0x7,
+					     .element = "CAP_SYS_ADMIN"};
 }
 
 struct captures {
@@ -99,22 +96,19 @@ static void captures_done(struct captures *c)
 	policy_json_captures_done(c->c, _CAP_MAX);
 }
 
-int policy_check_object(const struct policy_json_capture *c, const char *name,
-			const char *example, const char *what,
-			struct mt_error **err)
+int policy_check_object(const struct policy_json_capture *c, const char *name, const char *example,
+			const char *what, struct mt_error **err)
 {
 	if (c->type == POLICY_JSON_ABSENT || c->type == POLICY_JSON_NULL ||
 	    c->type == POLICY_JSON_OBJECT)
 		return 0;
 	return mt_error_set(err, -EINVAL,
-			    "Refusing %s: %s is %s, but it must be an object "
-			    "of strings, e.g. %s.",
-			    what, name, policy_json_type_name(c->type),
-			    example);
+			    "Refusing %s: %s is %s, but it must be an object of strings, e.g. %s.",
+			    what, name, policy_json_type_name(c->type), example);
 }
 
-int policy_check_level(const struct policy_json_capture *c, const char *name,
-		       const char *what, int *ret_level, struct mt_error **err)
+int policy_check_level(const struct policy_json_capture *c, const char *name, const char *what,
+		       int *ret_level, struct mt_error **err)
 {
 	_cleanup_free_ char *quoted = NULL;
 
@@ -124,20 +118,16 @@ int policy_check_level(const struct policy_json_capture *c, const char *name,
 		return 0;
 
 	case POLICY_JSON_STRING:
-		quoted = policy_message_quote(
-			c->text, c->len < c->max_len ? c->len : c->max_len,
-			c->len);
+		quoted = policy_message_quote(c->text, c->len < c->max_len ? c->len : c->max_len,
+					      c->len);
 		if (!quoted)
-			return mt_error_set(err, -ENOMEM,
-					    "Failed to quote %s: %s", name,
+			return mt_error_set(err, -ENOMEM, "Failed to quote %s: %s", name,
 					    strerror(ENOMEM));
 		if (c->len > c->max_len)
 			return mt_error_set(
 				err, -E2BIG,
-				"Refusing %s = %s in %s: the value is longer "
-				"than %zu bytes. Allowed values are " ALLOWED
-				" (JSON strings). Set one of them, or remove "
-				"it to keep the inherited vm.memfd_noexec.",
+				"Refusing %s = %s in %s: the value is longer than %zu bytes. Allowed values are " ALLOWED
+				" (JSON strings). Set one of them, or remove it to keep the inherited vm.memfd_noexec.",
 				name, quoted, what, c->max_len);
 		if (c->len == 1 && c->text[0] >= '0' && c->text[0] <= '2') {
 			*ret_level = c->text[0] - '0';
@@ -146,47 +136,37 @@ int policy_check_level(const struct policy_json_capture *c, const char *name,
 		return mt_error_set(
 			err, -EINVAL,
 			"Refusing %s = %s in %s: allowed values are " ALLOWED
-			" (a JSON string holding exactly one digit, without "
-			"spaces or a newline). Set one of them, or remove it "
-			"to keep the inherited vm.memfd_noexec.",
+			" (a JSON string holding exactly one digit, without spaces or a newline). Set one of them, or remove it to keep the inherited vm.memfd_noexec.",
 			name, quoted, what);
 
 	case POLICY_JSON_NUMBER:
 		/* yajl's number text is ASCII: show it as it is, shortened. */
 		return mt_error_set(
 			err, c->len > c->max_len ? -E2BIG : -EINVAL,
-			"Refusing %s in %s: it is the JSON number %.*s%s, but "
-			"it must be a JSON string: " ALLOWED ". Quote it "
-			"(\"%s\": \"2\"), or remove it to keep the inherited "
-			"vm.memfd_noexec.",
+			"Refusing %s in %s: it is the JSON number %.*s%s, but it must be a JSON string: " ALLOWED
+			". Quote it (\"%s\": \"2\"), or remove it to keep the inherited vm.memfd_noexec.",
 			name, what,
-			(int)(c->len > MESSAGE_QUOTE_CHARS ? MESSAGE_QUOTE_CHARS
-							   : c->len),
-			c->text, c->len > MESSAGE_QUOTE_CHARS ? "..." : "",
-			c->path[c->n_path - 1]);
+			(int)(c->len > MESSAGE_QUOTE_CHARS ? MESSAGE_QUOTE_CHARS : c->len), c->text,
+			c->len > MESSAGE_QUOTE_CHARS ? "..." : "", c->path[c->n_path - 1]);
 
 	default:
 		return mt_error_set(
 			err, -EINVAL,
-			"Refusing %s in %s: it is %s, but it must be a JSON "
-			"string: " ALLOWED ". Set one of them (\"%s\": \"2\"), "
-			"or remove it to keep the inherited vm.memfd_noexec.",
-			name, what, policy_json_type_name(c->type),
-			c->path[c->n_path - 1]);
+			"Refusing %s in %s: it is %s, but it must be a JSON string: " ALLOWED
+			". Set one of them (\"%s\": \"2\"), or remove it to keep the inherited vm.memfd_noexec.",
+			name, what, policy_json_type_name(c->type), c->path[c->n_path - 1]);
 	}
 }
 
 /* The containers on the way to our values must be objects (or null). */
-static int check_objects(const struct captures *caps, const char *what,
-			 struct mt_error **err)
+static int check_objects(const struct captures *caps, const char *what, struct mt_error **err)
 {
 	static const struct {
 		int cap;
 		const char *example;
 	} objects[] = {
 		{CAP_ANNOTATIONS, "\"annotations\": {\"memfd_noexec\": \"2\"}"},
-		{CAP_LINUX, "\"linux\": {\"sysctl\": {\"vm.memfd_noexec\": "
-			    "\"2\"}}"},
+		{CAP_LINUX, "\"linux\": {\"sysctl\": {\"vm.memfd_noexec\": \"2\"}}"},
 		{CAP_SYSCTLS, "\"sysctl\": {\"vm.memfd_noexec\": \"2\"}"},
 	};
 	int r;
@@ -194,8 +174,7 @@ static int check_objects(const struct captures *caps, const char *what,
 	for (size_t i = 0; i < ELEMENTSOF(objects); i++) {
 		int k = objects[i].cap;
 
-		r = policy_check_object(&caps->c[k], cap_names[k],
-					objects[i].example, what, err);
+		r = policy_check_object(&caps->c[k], cap_names[k], objects[i].example, what, err);
 		if (r < 0)
 			return r;
 	}
@@ -203,18 +182,16 @@ static int check_objects(const struct captures *caps, const char *what,
 }
 
 /* Every spelling present must be valid, and they must agree. */
-static int check_levels(const struct captures *caps, const char *what,
-			int *ret_level, struct mt_error **err)
+static int check_levels(const struct captures *caps, const char *what, int *ret_level,
+			struct mt_error **err)
 {
-	static const int values[] = {CAP_ANNOTATION, CAP_SYSCTL_DOT,
-				     CAP_SYSCTL_SLASH};
+	static const int values[] = {CAP_ANNOTATION, CAP_SYSCTL_DOT, CAP_SYSCTL_SLASH};
 	int level = POLICY_LEVEL_NONE, from = -1, r;
 
 	for (size_t i = 0; i < ELEMENTSOF(values); i++) {
 		int v = POLICY_LEVEL_NONE, k = values[i];
 
-		r = policy_check_level(&caps->c[k], cap_names[k], what, &v,
-				       err);
+		r = policy_check_level(&caps->c[k], cap_names[k], what, &v, err);
 		if (r < 0)
 			return r;
 		if (v == POLICY_LEVEL_NONE)
@@ -222,9 +199,7 @@ static int check_levels(const struct captures *caps, const char *what,
 		if (from >= 0 && v != level)
 			return mt_error_set(
 				err, -EINVAL,
-				"Refusing %s: %s = \"%d\" and %s = \"%d\" ask "
-				"for different vm.memfd_noexec levels. Make "
-				"them equal (allowed values are " ALLOWED
+				"Refusing %s: %s = \"%d\" and %s = \"%d\" ask for different vm.memfd_noexec levels. Make them equal (allowed values are " ALLOWED
 				") or remove one of them.",
 				what, cap_names[from], level, cap_names[k], v);
 		level = v;
@@ -245,13 +220,12 @@ static bool keeps_sys_admin(const struct captures *caps)
 	if (caps->c[CAP_CAPABILITIES].type != POLICY_JSON_OBJECT)
 		return true;
 	if (b->type != POLICY_JSON_ARRAY)
-		return b->type == POLICY_JSON_ABSENT ||
-		       b->type == POLICY_JSON_NULL;
+		return b->type == POLICY_JSON_ABSENT || b->type == POLICY_JSON_NULL;
 	return b->contains;
 }
 
-static int parse_config(const char *json, size_t len, const char *what,
-			struct policy_request *ret, struct mt_error **err)
+static int parse_config(const char *json, size_t len, const char *what, struct policy_request *ret,
+			struct mt_error **err)
 {
 	_cleanup_(captures_done) struct captures caps = {};
 	int level = POLICY_LEVEL_NONE, r;
@@ -273,8 +247,8 @@ static int parse_config(const char *json, size_t len, const char *what,
 	return 0;
 }
 
-int policy_parse_config(const char *json, size_t len,
-			struct policy_request *ret, struct mt_error **err)
+int policy_parse_config(const char *json, size_t len, struct policy_request *ret,
+			struct mt_error **err)
 {
 	if (!ret)
 		return -EINVAL;
@@ -282,8 +256,7 @@ int policy_parse_config(const char *json, size_t len,
 }
 
 /* Opens bundle_dir/config.json as a regular file of a sane size. */
-static int open_config(const char *bundle_dir, const char *what,
-		       struct mt_error **err)
+static int open_config(const char *bundle_dir, const char *what, struct mt_error **err)
 {
 	_cleanup_close_ int dfd = -EBADF, fd = -EBADF;
 	struct stat st;
@@ -292,37 +265,29 @@ static int open_config(const char *bundle_dir, const char *what,
 	dfd = open(bundle_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0) {
 		r = negative_errno();
-		return mt_error_set(err, r,
-				    "Failed to open bundle directory %s: %s",
-				    bundle_dir, strerror(-r));
+		return mt_error_set(err, r, "Failed to open bundle directory %s: %s", bundle_dir,
+				    strerror(-r));
 	}
 	/* O_NONBLOCK: never hang on a FIFO planted as config.json. */
 	fd = openat(dfd, "config.json", O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0) {
 		r = negative_errno();
-		return mt_error_set(err, r, "Failed to open %s: %s", what,
-				    strerror(-r));
+		return mt_error_set(err, r, "Failed to open %s: %s", what, strerror(-r));
 	}
 	if (fstat(fd, &st) < 0) {
 		r = negative_errno();
-		return mt_error_set(err, r, "Failed to stat %s: %s", what,
-				    strerror(-r));
+		return mt_error_set(err, r, "Failed to stat %s: %s", what, strerror(-r));
 	}
 	if (!S_ISREG(st.st_mode))
-		return mt_error_set(err, -EINVAL,
-				    "Refusing %s: it is not a regular file.",
-				    what);
+		return mt_error_set(err, -EINVAL, "Refusing %s: it is not a regular file.", what);
 	if ((unsigned long long)st.st_size > POLICY_MAX_DOCUMENT_SIZE)
 		return mt_error_set(err, -E2BIG,
-				    "Refusing %s: it is %lld bytes, above the "
-				    "limit of %u bytes.",
-				    what, (long long)st.st_size,
-				    POLICY_MAX_DOCUMENT_SIZE);
+				    "Refusing %s: it is %lld bytes, above the limit of %u bytes.",
+				    what, (long long)st.st_size, POLICY_MAX_DOCUMENT_SIZE);
 	return TAKE_FD(fd);
 }
 
-int policy_load_bundle(const char *bundle_dir, struct policy_request *ret,
-		       struct mt_error **err)
+int policy_load_bundle(const char *bundle_dir, struct policy_request *ret, struct mt_error **err)
 {
 	_cleanup_free_ char *data = NULL, *what = NULL;
 	_cleanup_close_ int fd = -EBADF;
@@ -330,24 +295,21 @@ int policy_load_bundle(const char *bundle_dir, struct policy_request *ret,
 	int r;
 
 	if (!bundle_dir || !*bundle_dir || !ret)
-		return mt_error_set(err, -EINVAL,
-				    "Refusing an empty bundle path.");
+		return mt_error_set(err, -EINVAL, "Refusing an empty bundle path.");
 	if (asprintf(&what, "%s/config.json", bundle_dir) < 0)
-		return mt_error_set(err, -ENOMEM,
-				    "Failed to read %s/config.json: %s",
-				    bundle_dir, strerror(ENOMEM));
+		return mt_error_set(err, -ENOMEM, "Failed to read %s/config.json: %s", bundle_dir,
+				    strerror(ENOMEM));
 	fd = open_config(bundle_dir, what, err);
 	if (fd < 0)
 		return fd;
 
 	r = read_full_fd(fd, POLICY_MAX_DOCUMENT_SIZE, &data, &len);
 	if (r == -E2BIG)
-		return mt_error_set(err, r,
-				    "Refusing %s: it grew above the limit of "
-				    "%u bytes while being read.",
-				    what, POLICY_MAX_DOCUMENT_SIZE);
+		return mt_error_set(
+			err, r,
+			"Refusing %s: it grew above the limit of %u bytes while being read.", what,
+			POLICY_MAX_DOCUMENT_SIZE);
 	if (r < 0)
-		return mt_error_set(err, r, "Failed to read %s: %s", what,
-				    strerror(-r));
+		return mt_error_set(err, r, "Failed to read %s: %s", what, strerror(-r));
 	return parse_config(data, len, what, ret, err);
 }

@@ -30,8 +30,8 @@ struct key_ref {
 
 struct frame {
 	bool is_map;
-	size_t index;	/* arrays: index of the current element */
-	unsigned alive; /* captures whose path runs through this container */
+	size_t index;	    /* arrays: index of the current element */
+	unsigned alive;	    /* captures whose path runs through this container */
 	unsigned key_match; /* maps: captures whose next step is the current key
 			     */
 	unsigned owner;	    /* captures whose value is this container */
@@ -87,8 +87,7 @@ static bool is_identifier(const char *s, size_t len)
 	for (size_t i = 0; i < len; i++) {
 		char c = s[i];
 
-		if (c == '_' || (c >= 'a' && c <= 'z') ||
-		    (c >= 'A' && c <= 'Z'))
+		if (c == '_' || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'))
 			continue;
 		if (i > 0 && c >= '0' && c <= '9')
 			continue;
@@ -127,11 +126,9 @@ static char *render_path(const struct scan *s, size_t n)
 			const char *key = frame_key(f, &len);
 
 			if (is_identifier(key, len)) {
-				k = asprintf(&q, "%s%s%.*s", p,
-					     i > 0 ? "." : "", (int)len, key);
+				k = asprintf(&q, "%s%s%.*s", p, i > 0 ? "." : "", (int)len, key);
 			} else {
-				_cleanup_free_ char *quoted =
-					policy_message_quote(key, len, len);
+				_cleanup_free_ char *quoted = policy_message_quote(key, len, len);
 
 				if (!quoted) {
 					free(p);
@@ -163,8 +160,7 @@ static char *describe_container(const struct scan *s, size_t n)
 		return NULL;
 	if (!*path)
 		return strdup("the top-level object");
-	if (asprintf(&d, "the %s at %s",
-		     s->frames[n].is_map ? "object" : "array", path) < 0)
+	if (asprintf(&d, "the %s at %s", s->frames[n].is_map ? "object" : "array", path) < 0)
 		return NULL;
 	return d;
 }
@@ -188,21 +184,17 @@ static int fail_oom(struct scan *s)
 	return 0;
 }
 
-static int fail_duplicate(struct scan *s, size_t map_depth, const char *key,
-			  size_t len)
+static int fail_duplicate(struct scan *s, size_t map_depth, const char *key, size_t len)
 {
 	_cleanup_free_ char *where = describe_container(s, map_depth);
 	_cleanup_free_ char *quoted = policy_message_quote(key, len, len);
 
 	if (!where || !quoted)
 		return fail_oom(s);
-	return fail(s, -EINVAL,
-		    "Refusing %s: duplicate key %s in %s. JSON parsers "
-		    "disagree about which copy counts (Go's encoding/json, "
-		    "used by runc and podman, keeps the last one; yajl's tree "
-		    "parser keeps the first), so the document is ambiguous. "
-		    "Remove the duplicate.",
-		    s->what, quoted, where);
+	return fail(
+		s, -EINVAL,
+		"Refusing %s: duplicate key %s in %s. JSON parsers disagree about which copy counts (Go's encoding/json, used by runc and podman, keeps the last one; yajl's tree parser keeps the first), so the document is ambiguous. Remove the duplicate.",
+		s->what, quoted, where);
 }
 
 /* ---- matching ----------------------------------------------------------- */
@@ -228,8 +220,7 @@ static bool go_fold_equal(const char *key, size_t len, const char *name)
 		if (i + 1 < len && k[i] == 0xc5 && k[i + 1] == 0xbf) {
 			got = 's';
 			i += 2;
-		} else if (i + 2 < len && k[i] == 0xe2 && k[i + 1] == 0x84 &&
-			   k[i + 2] == 0xaa) {
+		} else if (i + 2 < len && k[i] == 0xe2 && k[i + 1] == 0x84 && k[i + 2] == 0xaa) {
 			got = 'k';
 			i += 3;
 		} else {
@@ -249,8 +240,8 @@ static bool exact_equal(const char *key, size_t len, const char *name)
 	return strlen(name) == len && memcmp(key, name, len) == 0;
 }
 
-static int record(struct scan *s, struct policy_json_capture *c,
-		  enum policy_json_type type, const char *text, size_t len)
+static int record(struct scan *s, struct policy_json_capture *c, enum policy_json_type type,
+		  const char *text, size_t len)
 {
 	if (c->type != POLICY_JSON_ABSENT) {
 		size_t klen;
@@ -273,30 +264,27 @@ static int record(struct scan *s, struct policy_json_capture *c,
 }
 
 /* Called for every value, scalars and containers alike, before a push. */
-static int value_begin(struct scan *s, enum policy_json_type type,
-		       const char *text, size_t len)
+static int value_begin(struct scan *s, enum policy_json_type type, const char *text, size_t len)
 {
 	struct frame *f;
 
 	if (s->depth == 0) {
 		s->root_seen = true;
 		if (type != POLICY_JSON_OBJECT)
-			return fail(s, -EINVAL,
-				    "Refusing %s: the top level is %s, but it "
-				    "must be a JSON object.",
-				    s->what, policy_json_type_name(type));
+			return fail(
+				s, -EINVAL,
+				"Refusing %s: the top level is %s, but it must be a JSON object.",
+				s->what, policy_json_type_name(type));
 		return 1;
 	}
 
 	f = &s->frames[s->depth - 1];
 	if (!f->is_map) {
 		f->index++;
-		for (size_t i = 0; type == POLICY_JSON_STRING && i < s->n_caps;
-		     i++) {
+		for (size_t i = 0; type == POLICY_JSON_STRING && i < s->n_caps; i++) {
 			const char *want = s->caps[i].element;
 
-			if ((f->owner & (1U << i)) && want &&
-			    exact_equal(text, len, want))
+			if ((f->owner & (1U << i)) && want && exact_equal(text, len, want))
 				s->caps[i].contains = true;
 		}
 		return 1;
@@ -322,10 +310,10 @@ static int push(struct scan *s, bool is_map)
 
 		if (!path)
 			return fail_oom(s);
-		return fail(s, -E2BIG,
-			    "Refusing %s: it nests objects and arrays deeper "
-			    "than %d levels (at %s).",
-			    s->what, POLICY_MAX_DEPTH, path);
+		return fail(
+			s, -E2BIG,
+			"Refusing %s: it nests objects and arrays deeper than %d levels (at %s).",
+			s->what, POLICY_MAX_DEPTH, path);
 	}
 
 	if (s->depth == 0) {
@@ -363,8 +351,7 @@ static int on_null(void *ctx)
 
 static int on_boolean(void *ctx, int b)
 {
-	return value_begin(ctx, b ? POLICY_JSON_TRUE : POLICY_JSON_FALSE, NULL,
-			   0);
+	return value_begin(ctx, b ? POLICY_JSON_TRUE : POLICY_JSON_FALSE, NULL, 0);
 }
 
 static int on_number(void *ctx, const char *n, size_t len)
@@ -381,8 +368,7 @@ static int on_string(void *ctx, const unsigned char *str, size_t len)
 
 		if (!path)
 			return fail_oom(s);
-		return fail(s, -EINVAL,
-			    "Refusing %s: the string at %s is not valid UTF-8.",
+		return fail(s, -EINVAL, "Refusing %s: the string at %s is not valid UTF-8.",
 			    s->what, *path ? path : "the top level");
 	}
 	return value_begin(s, POLICY_JSON_STRING, (const char *)str, len);
@@ -433,20 +419,16 @@ static int on_map_key(void *ctx, const unsigned char *key, size_t len)
 	const char *k = (const char *)key;
 
 	if (!policy_utf8_valid(k, len)) {
-		_cleanup_free_ char *where =
-			describe_container(s, s->depth - 1);
+		_cleanup_free_ char *where = describe_container(s, s->depth - 1);
 
 		if (!where)
 			return fail_oom(s);
-		return fail(s, -EINVAL,
-			    "Refusing %s: a key in %s is not valid UTF-8.",
-			    s->what, where);
+		return fail(s, -EINVAL, "Refusing %s: a key in %s is not valid UTF-8.", s->what,
+			    where);
 	}
 
-	if (grow((void **)&f->kbuf, &f->kbuf_cap, f->kbuf_len + len + 1, 1) <
-		    0 ||
-	    grow((void **)&f->keys, &f->keys_cap, f->n_keys + 1,
-		 sizeof(struct key_ref)) < 0)
+	if (grow((void **)&f->kbuf, &f->kbuf_cap, f->kbuf_len + len + 1, 1) < 0 ||
+	    grow((void **)&f->keys, &f->keys_cap, f->n_keys + 1, sizeof(struct key_ref)) < 0)
 		return fail_oom(s);
 	memcpy(f->kbuf + f->kbuf_len, k, len);
 	f->keys[f->n_keys++] = (struct key_ref){.off = f->kbuf_len, .len = len};
@@ -462,22 +444,16 @@ static int on_map_key(void *ctx, const unsigned char *key, size_t len)
 		name = c->path[s->depth - 1];
 		if (exact_equal(k, len, name)) {
 			f->key_match |= 1U << i;
-		} else if ((c->go_fields & (1U << (s->depth - 1))) &&
-			   go_fold_equal(k, len, name)) {
-			_cleanup_free_ char *quoted =
-				policy_message_quote(k, len, len);
-			_cleanup_free_ char *where =
-				describe_container(s, s->depth - 1);
+		} else if ((c->go_fields & (1U << (s->depth - 1))) && go_fold_equal(k, len, name)) {
+			_cleanup_free_ char *quoted = policy_message_quote(k, len, len);
+			_cleanup_free_ char *where = describe_container(s, s->depth - 1);
 
 			if (!quoted || !where)
 				return fail_oom(s);
-			return fail(s, -EINVAL,
-				    "Refusing %s: key %s in %s is not \"%s\", "
-				    "but Go's encoding/json (runc, podman) "
-				    "would read it as \"%s\", since it "
-				    "matches field names case-insensitively. "
-				    "Spell it \"%s\".",
-				    s->what, quoted, where, name, name, name);
+			return fail(
+				s, -EINVAL,
+				"Refusing %s: key %s in %s is not \"%s\", but Go's encoding/json (runc, podman) would read it as \"%s\", since it matches field names case-insensitively. Spell it \"%s\".",
+				s->what, quoted, where, name, name, name);
 		}
 	}
 	return 1;
@@ -501,14 +477,11 @@ static int on_end_map(void *ctx)
 	struct frame *f = &s->frames[s->depth - 1];
 
 	if (f->n_keys > 1) {
-		qsort_r(f->keys, f->n_keys, sizeof(struct key_ref),
-			key_ref_compare, f->kbuf);
+		qsort_r(f->keys, f->n_keys, sizeof(struct key_ref), key_ref_compare, f->kbuf);
 		for (size_t i = 1; i < f->n_keys; i++) {
-			if (key_ref_compare(&f->keys[i - 1], &f->keys[i],
-					    f->kbuf) != 0)
+			if (key_ref_compare(&f->keys[i - 1], &f->keys[i], f->kbuf) != 0)
 				continue;
-			return fail_duplicate(s, s->depth - 1,
-					      f->kbuf + f->keys[i].off,
+			return fail_duplicate(s, s->depth - 1, f->kbuf + f->keys[i].off,
 					      f->keys[i].len);
 		}
 	}
@@ -570,26 +543,20 @@ void policy_json_captures_done(struct policy_json_capture *caps, size_t n)
 	}
 }
 
-static int yajl_failure(yajl_handle h, const char *what, size_t offset,
-			struct mt_error **err)
+static int yajl_failure(yajl_handle h, const char *what, size_t offset, struct mt_error **err)
 {
 	unsigned char *m = yajl_get_error(h, 0, NULL, 0);
 	size_t n;
 	int r;
 
 	if (!m)
-		return mt_error_set(err, -EINVAL,
-				    "Failed to parse %s: invalid JSON near "
-				    "byte %zu.",
+		return mt_error_set(err, -EINVAL, "Failed to parse %s: invalid JSON near byte %zu.",
 				    what, offset);
 	n = strlen((char *)m);
-	while (n > 0 &&
-	       (m[n - 1] == '\n' || m[n - 1] == ' ' || m[n - 1] == '.'))
+	while (n > 0 && (m[n - 1] == '\n' || m[n - 1] == ' ' || m[n - 1] == '.'))
 		n--;
-	r = mt_error_set(
-		err, -EINVAL,
-		"Failed to parse %s: invalid JSON near byte %zu: %.*s.", what,
-		offset, (int)n, (char *)m);
+	r = mt_error_set(err, -EINVAL, "Failed to parse %s: invalid JSON near byte %zu: %.*s.",
+			 what, offset, (int)n, (char *)m);
 	yajl_free_error(h, m);
 	return r;
 }
@@ -600,8 +567,7 @@ static int captures_reset(struct policy_json_capture *caps, size_t n_caps)
 	if (n_caps > POLICY_JSON_CAPTURES_MAX)
 		return -EINVAL;
 	for (size_t i = 0; i < n_caps; i++) {
-		if (caps[i].n_path == 0 ||
-		    caps[i].n_path > POLICY_JSON_PATH_MAX)
+		if (caps[i].n_path == 0 || caps[i].n_path > POLICY_JSON_PATH_MAX)
 			return -EINVAL;
 		caps[i].type = POLICY_JSON_ABSENT;
 		caps[i].text = NULL;
@@ -612,8 +578,7 @@ static int captures_reset(struct policy_json_capture *caps, size_t n_caps)
 }
 
 /* Feeds the whole document to yajl; *offset: where it stopped. */
-static yajl_status parse_all(yajl_handle h, const char *json, size_t len,
-			     size_t *offset)
+static yajl_status parse_all(yajl_handle h, const char *json, size_t len, size_t *offset)
 {
 	yajl_status st;
 
@@ -631,29 +596,25 @@ static yajl_status parse_all(yajl_handle h, const char *json, size_t len,
 }
 
 /* The outcome of a finished parse: 0, or the error for what. */
-static int scan_result(const struct scan *s, yajl_handle h, yajl_status st,
-		       size_t offset)
+static int scan_result(const struct scan *s, yajl_handle h, yajl_status st, size_t offset)
 {
 	if (s->r < 0 || st == yajl_status_client_canceled) {
 		int r = s->r < 0 ? s->r : -EINVAL;
 
 		if (r == -ENOMEM)
-			return mt_error_set(s->err, r, "Failed to parse %s: %s",
-					    s->what, strerror(ENOMEM));
+			return mt_error_set(s->err, r, "Failed to parse %s: %s", s->what,
+					    strerror(ENOMEM));
 		return r;
 	}
 	if (st != yajl_status_ok)
 		return yajl_failure(h, s->what, offset, s->err);
 	if (!s->root_seen)
-		return mt_error_set(s->err, -EINVAL,
-				    "Failed to parse %s: it is empty.",
-				    s->what);
+		return mt_error_set(s->err, -EINVAL, "Failed to parse %s: it is empty.", s->what);
 	return 0;
 }
 
 int policy_json_scan(const char *json, size_t len, const char *what,
-		     struct policy_json_capture *caps, size_t n_caps,
-		     struct mt_error **err)
+		     struct policy_json_capture *caps, size_t n_caps, struct mt_error **err)
 {
 	_cleanup_(scan_freep) struct scan *s = NULL;
 	_cleanup_(yajl_freep) yajl_handle h = NULL;
@@ -667,9 +628,8 @@ int policy_json_scan(const char *json, size_t len, const char *what,
 	 * input, so the message does not claim a size. */
 	if (len > POLICY_MAX_DOCUMENT_SIZE)
 		return mt_error_set(err, -E2BIG,
-				    "Refusing %s: it is larger than the limit "
-				    "of %u bytes.",
-				    what, POLICY_MAX_DOCUMENT_SIZE);
+				    "Refusing %s: it is larger than the limit of %u bytes.", what,
+				    POLICY_MAX_DOCUMENT_SIZE);
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return -ENOMEM;

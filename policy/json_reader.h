@@ -67,8 +67,7 @@ struct policy_json_capture {
  *  -ENOMEM
  */
 int policy_json_scan(const char *json, size_t len, const char *what,
-		     struct policy_json_capture *caps, size_t n_caps,
-		     struct mt_error **err);
+		     struct policy_json_capture *caps, size_t n_caps, struct mt_error **err);
 
 /* Frees the text of every capture and resets its type; NULL is fine. */
 void policy_json_captures_done(struct policy_json_capture *caps, size_t n);

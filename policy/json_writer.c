@@ -93,8 +93,7 @@ static int put_key(struct policy_json_writer *w, const char *key)
 	}
 	if (!key)
 		return 0;
-	return check(w, yajl_gen_string(w->g, (const unsigned char *)key,
-					strlen(key)));
+	return check(w, yajl_gen_string(w->g, (const unsigned char *)key, strlen(key)));
 }
 
 static int value_written(struct policy_json_writer *w, int r)
@@ -104,8 +103,7 @@ static int value_written(struct policy_json_writer *w, int r)
 	return r;
 }
 
-static int open_container(struct policy_json_writer *w, const char *key,
-			  bool array)
+static int open_container(struct policy_json_writer *w, const char *key, bool array)
 {
 	int r = put_key(w, key);
 
@@ -115,8 +113,7 @@ static int open_container(struct policy_json_writer *w, const char *key,
 		w->r = -EINVAL;
 		return w->r;
 	}
-	r = check(w,
-		  array ? yajl_gen_array_open(w->g) : yajl_gen_map_open(w->g));
+	r = check(w, array ? yajl_gen_array_open(w->g) : yajl_gen_map_open(w->g));
 	if (r < 0)
 		return r;
 	if (array)
@@ -139,15 +136,13 @@ static int close_container(struct policy_json_writer *w, bool array)
 		w->r = -EINVAL;
 		return w->r;
 	}
-	r = check(w, array ? yajl_gen_array_close(w->g)
-			   : yajl_gen_map_close(w->g));
+	r = check(w, array ? yajl_gen_array_close(w->g) : yajl_gen_map_close(w->g));
 	if (r >= 0)
 		w->depth--;
 	return value_written(w, r);
 }
 
-int policy_json_writer_open_object(struct policy_json_writer *w,
-				   const char *key)
+int policy_json_writer_open_object(struct policy_json_writer *w, const char *key)
 {
 	return open_container(w, key, false);
 }
@@ -167,8 +162,7 @@ int policy_json_writer_close_array(struct policy_json_writer *w)
 	return close_container(w, true);
 }
 
-int policy_json_writer_add_string(struct policy_json_writer *w, const char *key,
-				  const char *value)
+int policy_json_writer_add_string(struct policy_json_writer *w, const char *key, const char *value)
 {
 	int r = put_key(w, key);
 
@@ -177,12 +171,10 @@ int policy_json_writer_add_string(struct policy_json_writer *w, const char *key,
 	if (!value)
 		return value_written(w, check(w, yajl_gen_null(w->g)));
 	return value_written(
-		w, check(w, yajl_gen_string(w->g, (const unsigned char *)value,
-					    strlen(value))));
+		w, check(w, yajl_gen_string(w->g, (const unsigned char *)value, strlen(value))));
 }
 
-int policy_json_writer_add_int(struct policy_json_writer *w, const char *key,
-			       long long value)
+int policy_json_writer_add_int(struct policy_json_writer *w, const char *key, long long value)
 {
 	int r = put_key(w, key);
 
@@ -191,8 +183,7 @@ int policy_json_writer_add_int(struct policy_json_writer *w, const char *key,
 	return value_written(w, check(w, yajl_gen_integer(w->g, value)));
 }
 
-int policy_json_writer_add_bool(struct policy_json_writer *w, const char *key,
-				bool value)
+int policy_json_writer_add_bool(struct policy_json_writer *w, const char *key, bool value)
 {
 	int r = put_key(w, key);
 

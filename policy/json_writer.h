@@ -33,19 +33,14 @@ void policy_json_writer_freep(struct policy_json_writer **w);
 
 /* key is NULL for the top-level object and inside an array; the add_*
  * functions below take a NULL key inside an array too. */
-int policy_json_writer_open_object(struct policy_json_writer *w,
-				   const char *key);
+int policy_json_writer_open_object(struct policy_json_writer *w, const char *key);
 int policy_json_writer_close_object(struct policy_json_writer *w);
 /* key is NULL at the top level and inside an array. */
-int policy_json_writer_open_array(struct policy_json_writer *w,
-				  const char *key);
+int policy_json_writer_open_array(struct policy_json_writer *w, const char *key);
 int policy_json_writer_close_array(struct policy_json_writer *w);
-int policy_json_writer_add_string(struct policy_json_writer *w, const char *key,
-				  const char *value);
-int policy_json_writer_add_int(struct policy_json_writer *w, const char *key,
-			       long long value);
-int policy_json_writer_add_bool(struct policy_json_writer *w, const char *key,
-				bool value);
+int policy_json_writer_add_string(struct policy_json_writer *w, const char *key, const char *value);
+int policy_json_writer_add_int(struct policy_json_writer *w, const char *key, long long value);
+int policy_json_writer_add_bool(struct policy_json_writer *w, const char *key, bool value);
 int policy_json_writer_add_null(struct policy_json_writer *w, const char *key);
 
 /*

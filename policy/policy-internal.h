@@ -11,12 +11,11 @@
 
 /* A level value: "0", "1" or "2" as a JSON string; absent gives
  * POLICY_LEVEL_NONE.  name and what name it in messages. */
-int policy_check_level(const struct policy_json_capture *c, const char *name,
-		       const char *what, int *ret_level, struct mt_error **err);
+int policy_check_level(const struct policy_json_capture *c, const char *name, const char *what,
+		       int *ret_level, struct mt_error **err);
 
 /* A container must be an object, or absent/null (as Go reads it). */
-int policy_check_object(const struct policy_json_capture *c, const char *name,
-			const char *example, const char *what,
-			struct mt_error **err);
+int policy_check_object(const struct policy_json_capture *c, const char *name, const char *example,
+			const char *what, struct mt_error **err);
 
 #endif

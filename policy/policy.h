@@ -66,8 +66,8 @@ struct policy_request {
  * input (annotations["memfd_noexec"] or linux.sysctl["vm.memfd_noexec"]),
  * lists the allowed values and says what to change.
  */
-int policy_parse_config(const char *json, size_t len,
-			struct policy_request *ret, struct mt_error **err);
+int policy_parse_config(const char *json, size_t len, struct policy_request *ret,
+			struct mt_error **err);
 
 /*
  * Reads bundle_dir/config.json (a regular file of at most
@@ -79,8 +79,7 @@ int policy_parse_config(const char *json, size_t len,
  *  -E2BIG   config.json is larger than POLICY_MAX_DOCUMENT_SIZE;
  *  any -errno from open(2), fstat(2) or read(2) (e.g. -ENOENT, -EACCES).
  */
-int policy_load_bundle(const char *bundle_dir, struct policy_request *ret,
-		       struct mt_error **err);
+int policy_load_bundle(const char *bundle_dir, struct policy_request *ret, struct mt_error **err);
 
 /* The OCI runtime state, as a runtime passes it to a hook on stdin. */
 struct policy_state {

@@ -60,8 +60,7 @@ static void policy_state_donep(struct policy_state *s)
 }
 
 /* Optional string: NULL when absent (or null). */
-static int take_string(struct policy_json_capture *c, char **ret,
-		       struct mt_error **err)
+static int take_string(struct policy_json_capture *c, char **ret, struct mt_error **err)
 {
 	_cleanup_free_ char *quoted = NULL;
 
@@ -71,32 +70,26 @@ static int take_string(struct policy_json_capture *c, char **ret,
 	}
 	if (c->type != POLICY_JSON_STRING)
 		return mt_error_set(err, -EINVAL,
-				    "Refusing %s: \"%s\" is %s, but it must be "
-				    "a JSON string.",
-				    WHAT, c->path[0],
-				    policy_json_type_name(c->type));
+				    "Refusing %s: \"%s\" is %s, but it must be a JSON string.",
+				    WHAT, c->path[0], policy_json_type_name(c->type));
 	if (c->len > c->max_len || memchr(c->text, '\0', c->len)) {
-		quoted = policy_message_quote(
-			c->text, c->len < c->max_len ? c->len : c->max_len,
-			c->len);
+		quoted = policy_message_quote(c->text, c->len < c->max_len ? c->len : c->max_len,
+					      c->len);
 		if (!quoted)
-			return mt_error_set(err, -ENOMEM, "Failed to quote: %s",
-					    strerror(ENOMEM));
-		return mt_error_set(err, c->len > c->max_len ? -E2BIG : -EINVAL,
-				    "Refusing %s: \"%s\" = %s is longer "
-				    "than %zu bytes or holds a NUL byte.",
-				    WHAT, c->path[0], quoted, c->max_len);
+			return mt_error_set(err, -ENOMEM, "Failed to quote: %s", strerror(ENOMEM));
+		return mt_error_set(
+			err, c->len > c->max_len ? -E2BIG : -EINVAL,
+			"Refusing %s: \"%s\" = %s is longer than %zu bytes or holds a NUL byte.",
+			WHAT, c->path[0], quoted, c->max_len);
 	}
 	*ret = TAKE_PTR(c->text);
 	return 0;
 }
 
-static int parse_pid(const struct policy_json_capture *c, pid_t *ret,
-		     struct mt_error **err)
+static int parse_pid(const struct policy_json_capture *c, pid_t *ret, struct mt_error **err)
 {
 	long long v = 0;
-	bool ok = c->type == POLICY_JSON_NUMBER && c->len > 0 &&
-		  c->len <= c->max_len;
+	bool ok = c->type == POLICY_JSON_NUMBER && c->len > 0 && c->len <= c->max_len;
 
 	for (size_t i = 0; ok && i < c->len; i++) {
 		if (c->text[i] < '0' || c->text[i] > '9' || v > INT_MAX)
@@ -110,55 +103,45 @@ static int parse_pid(const struct policy_json_capture *c, pid_t *ret,
 	}
 
 	if (c->type == POLICY_JSON_ABSENT)
-		return mt_error_set(err, -EINVAL,
-				    "Refusing %s: it has no \"pid\"; run the "
-				    "hook at the prestart or createRuntime "
-				    "stage, when the container has a process.",
-				    WHAT);
+		return mt_error_set(
+			err, -EINVAL,
+			"Refusing %s: it has no \"pid\"; run the hook at the prestart or createRuntime stage, when the container has a process.",
+			WHAT);
 	if (c->type == POLICY_JSON_NUMBER || c->type == POLICY_JSON_STRING) {
 		_cleanup_free_ char *quoted = policy_message_quote(
-			c->text, c->len < c->max_len ? c->len : c->max_len,
-			c->len);
+			c->text, c->len < c->max_len ? c->len : c->max_len, c->len);
 
 		if (!quoted)
-			return mt_error_set(err, -ENOMEM, "Failed to quote: %s",
-					    strerror(ENOMEM));
-		return mt_error_set(err, -EINVAL,
-				    "Refusing %s: \"pid\" is %s %s, but it "
-				    "must be a positive integer (the "
-				    "container's process ID).",
-				    WHAT, policy_json_type_name(c->type),
-				    quoted);
+			return mt_error_set(err, -ENOMEM, "Failed to quote: %s", strerror(ENOMEM));
+		return mt_error_set(
+			err, -EINVAL,
+			"Refusing %s: \"pid\" is %s %s, but it must be a positive integer (the container's process ID).",
+			WHAT, policy_json_type_name(c->type), quoted);
 	}
-	return mt_error_set(err, -EINVAL,
-			    "Refusing %s: \"pid\" is %s, but it must be a "
-			    "positive integer (the container's process ID).",
-			    WHAT, policy_json_type_name(c->type));
+	return mt_error_set(
+		err, -EINVAL,
+		"Refusing %s: \"pid\" is %s, but it must be a positive integer (the container's process ID).",
+		WHAT, policy_json_type_name(c->type));
 }
 
 static void init_captures(struct policy_json_capture *c)
 {
-	c[CAP_VERSION] = (struct policy_json_capture){.path = {"ociVersion"},
-						      .n_path = 1,
-						      .go_fields = 1,
-						      .max_len = 256};
+	c[CAP_VERSION] = (struct policy_json_capture){
+		.path = {"ociVersion"}, .n_path = 1, .go_fields = 1, .max_len = 256};
 	c[CAP_ID] = (struct policy_json_capture){
 		.path = {"id"}, .n_path = 1, .go_fields = 1, .max_len = 1024};
 	c[CAP_STATUS] = (struct policy_json_capture){
 		.path = {"status"}, .n_path = 1, .go_fields = 1, .max_len = 64};
 	c[CAP_PID] = (struct policy_json_capture){
 		.path = {"pid"}, .n_path = 1, .go_fields = 1, .max_len = 32};
-	c[CAP_BUNDLE] = (struct policy_json_capture){.path = {"bundle"},
-						     .n_path = 1,
-						     .go_fields = 1,
-						     .max_len = PATH_MAX - 1};
-	c[CAP_ANNOTATIONS] = (struct policy_json_capture){
-		.path = {"annotations"}, .n_path = 1, .go_fields = 1};
-	c[CAP_ANNOTATION] = (struct policy_json_capture){
-		.path = {"annotations", "memfd_noexec"},
-		.n_path = 2,
-		.go_fields = 1,
-		.max_len = POLICY_MAX_VALUE_SIZE};
+	c[CAP_BUNDLE] = (struct policy_json_capture){
+		.path = {"bundle"}, .n_path = 1, .go_fields = 1, .max_len = PATH_MAX - 1};
+	c[CAP_ANNOTATIONS] =
+		(struct policy_json_capture){.path = {"annotations"}, .n_path = 1, .go_fields = 1};
+	c[CAP_ANNOTATION] = (struct policy_json_capture){.path = {"annotations", "memfd_noexec"},
+							 .n_path = 2,
+							 .go_fields = 1,
+							 .max_len = POLICY_MAX_VALUE_SIZE};
 }
 
 static int take_fields(struct policy_json_capture *c, struct policy_state *st,
@@ -182,17 +165,15 @@ static int take_fields(struct policy_json_capture *c, struct policy_state *st,
 	if (r < 0)
 		return r;
 	if (!st->bundle || st->bundle[0] != '/')
-		return mt_error_set(err, -EINVAL,
-				    "Refusing %s: \"bundle\" must be the "
-				    "absolute path of the bundle directory.",
-				    WHAT);
+		return mt_error_set(
+			err, -EINVAL,
+			"Refusing %s: \"bundle\" must be the absolute path of the bundle directory.",
+			WHAT);
 	r = policy_check_object(&c[CAP_ANNOTATIONS], "\"annotations\"",
-				"\"annotations\": {\"memfd_noexec\": \"2\"}",
-				WHAT, err);
+				"\"annotations\": {\"memfd_noexec\": \"2\"}", WHAT, err);
 	if (r < 0)
 		return r;
-	if (policy_check_level(&c[CAP_ANNOTATION],
-			       "annotations[\"memfd_noexec\"]", WHAT,
+	if (policy_check_level(&c[CAP_ANNOTATION], "annotations[\"memfd_noexec\"]", WHAT,
 			       &st->level, &st->level_error) < 0)
 		st->level = POLICY_LEVEL_NONE;
 	return 0;

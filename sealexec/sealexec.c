@@ -50,37 +50,7 @@ _noreturn_ _printf_(2, 3) static void die(int status, const char *fmt, ...)
 
 static void usage(FILE *f)
 {
-	fputs("Usage: sealexec [OPTIONS] [--] PROGRAM [ARG...]\n"
-	      "       sealexec --features [--json]\n"
-	      "       sealexec --check FILE\n"
-	      "\n"
-	      "Run PROGRAM (looked up in PATH) from a sealed, write-protected\n"
-	      "copy, so that nothing can overwrite the file it was started "
-	      "from.\n"
-	      "\n"
-	      "  -d, --debug            print which method was used\n"
-	      "                         (also SEALEXEC_DEBUG=1)\n"
-	      "  -m, --method=METHOD    auto (default), overlay, memfd or "
-	      "tmpfile\n"
-	      "  -t, --tmpdir=DIR       the only directory for the tmpfile "
-	      "method\n"
-	      "                         (default: $SEALEXEC_TMPDIR, "
-	      "$XDG_RUNTIME_DIR,\n"
-	      "                         /run, /tmp, /var/tmp, /dev/shm; "
-	      "directories\n"
-	      "                         others control are skipped)\n"
-	      "      --features         print the probed kernel features\n"
-	      "      --json             with --features: print one JSON "
-	      "object\n"
-	      "      --check FILE       exit 0 if FILE is a sealed clone, 1 if "
-	      "not\n"
-	      "  -h, --help             show this help\n"
-	      "  -V, --version          show the version\n"
-	      "\n"
-	      "Exit status: PROGRAM's; 2 for bad usage or a missing program;\n"
-	      "126 if no sealed copy could be made or executed.\n"
-	      "MEMFD_TOOLKIT_FEATURES=-name,... turns probed features off for\n"
-	      "testing (names as printed by --features).\n",
+	fputs("Usage: sealexec [OPTIONS] [--] PROGRAM [ARG...]\n       sealexec --features [--json]\n       sealexec --check FILE\n\nRun PROGRAM (looked up in PATH) from a sealed, write-protected\ncopy, so that nothing can overwrite the file it was started from.\n\n  -d, --debug            print which method was used\n                         (also SEALEXEC_DEBUG=1)\n  -m, --method=METHOD    auto (default), overlay, memfd or tmpfile\n  -t, --tmpdir=DIR       the only directory for the tmpfile method\n                         (default: $SEALEXEC_TMPDIR, $XDG_RUNTIME_DIR,\n                         /run, /tmp, /var/tmp, /dev/shm; directories\n                         others control are skipped)\n      --features         print the probed kernel features\n      --json             with --features: print one JSON object\n      --check FILE       exit 0 if FILE is a sealed clone, 1 if not\n  -h, --help             show this help\n  -V, --version          show the version\n\nExit status: PROGRAM's; 2 for bad usage or a missing program;\n126 if no sealed copy could be made or executed.\nMEMFD_TOOLKIT_FEATURES=-name,... turns probed features off for\ntesting (names as printed by --features).\n",
 	      f);
 }
 
@@ -104,8 +74,7 @@ static int print_features(const struct mt_features *f, bool json)
 			printf("%s\"%s\":%s", i ? "," : "{", mt_feature_name(i),
 			       v ? "true" : "false");
 		else
-			printf("%s: %s\n", mt_feature_name(i),
-			       v ? "yes" : "no");
+			printf("%s: %s\n", mt_feature_name(i), v ? "yes" : "no");
 	}
 	if (json && level >= 0)
 		printf(",\"level\":%d}\n", level);
@@ -127,8 +96,7 @@ static int check_file(const char *path, const struct cloned_binary_options *o)
 		die(EXIT_USAGE, "Failed to open %s: %m", path);
 	r = cloned_binary_is_sealed(fd, o);
 	if (r < 0)
-		die(EXIT_CANNOT_EXEC, "Failed to inspect %s: %s", path,
-		    strerror(-r));
+		die(EXIT_CANNOT_EXEC, "Failed to inspect %s: %s", path, strerror(-r));
 	printf("%s: %s\n", path, r ? "sealed clone" : "not a sealed clone");
 	return r ? 0 : 1;
 }
@@ -142,8 +110,7 @@ static int open_in_path(const char *prog, const char *path)
 
 	if (!dirs)
 		return -ENOMEM;
-	for (char *d = strtok_r(dirs, ":", &save); d;
-	     d = strtok_r(NULL, ":", &save)) {
+	for (char *d = strtok_r(dirs, ":", &save); d; d = strtok_r(NULL, ":", &save)) {
 		_cleanup_free_ char *cand = NULL;
 		struct stat st;
 		int fd;
@@ -184,22 +151,18 @@ static int open_program(const char *prog)
 		 * may not (the overlay method keeps its mode anyway). */
 		if (faccessat(AT_FDCWD, prog, X_OK, AT_EACCESS) < 0)
 			die(EXIT_CANNOT_EXEC,
-			    "Refusing program %s: it is not executable (%m); "
-			    "chmod +x it, or run it with its interpreter",
+			    "Refusing program %s: it is not executable (%m); chmod +x it, or run it with its interpreter",
 			    prog);
 	} else {
 		fd = open_in_path(prog, path);
 		if (fd < 0)
 			die(fd == -ENOENT ? EXIT_USAGE : EXIT_CANNOT_EXEC,
-			    "Failed to find program %s in PATH (%s): %s", prog,
-			    path, strerror(-fd));
+			    "Failed to find program %s in PATH (%s): %s", prog, path,
+			    strerror(-fd));
 	}
-	if (pread(fd, magic, sizeof(magic), 0) == 2 && magic[0] == '#' &&
-	    magic[1] == '!')
+	if (pread(fd, magic, sizeof(magic), 0) == 2 && magic[0] == '#' && magic[1] == '!')
 		die(EXIT_CANNOT_EXEC,
-		    "%s is a script; sealexec runs only binaries, since the "
-		    "interpreter could not read a close-on-exec copy. Run the "
-		    "interpreter instead: sealexec sh %s",
+		    "%s is a script; sealexec runs only binaries, since the interpreter could not read a close-on-exec copy. Run the interpreter instead: sealexec sh %s",
 		    prog, prog);
 	return fd;
 }
@@ -216,15 +179,13 @@ static void parse_option(struct args *a, int c, char *argv[])
 		r = cloned_binary_request_from_string(optarg);
 		if (r < 0)
 			die(EXIT_USAGE,
-			    "invalid --method '%s'; allowed: auto, overlay, "
-			    "memfd, tmpfile",
+			    "invalid --method '%s'; allowed: auto, overlay, memfd, tmpfile",
 			    optarg);
 		a->opts.request = r;
 		break;
 	case 't':
 		if (optarg[0] != '/')
-			die(EXIT_USAGE,
-			    "--tmpdir '%s' must be an absolute path", optarg);
+			die(EXIT_USAGE, "--tmpdir '%s' must be an absolute path", optarg);
 		a->opts.tmpdir = optarg;
 		break;
 	case 'F':
@@ -238,10 +199,8 @@ static void parse_option(struct args *a, int c, char *argv[])
 		break;
 	default:
 		if (optopt && strchr("mt", optopt))
-			die(EXIT_USAGE,
-			    "option -%c needs an argument; see --help", optopt);
-		die(EXIT_USAGE, "unknown option '%s'; see --help",
-		    argv[optind - 1]);
+			die(EXIT_USAGE, "option -%c needs an argument; see --help", optopt);
+		die(EXIT_USAGE, "unknown option '%s'; see --help", argv[optind - 1]);
 	}
 }
 
@@ -273,16 +232,15 @@ static void options_from_env(struct args *a)
 
 static void parse_args(struct args *a, int argc, char *argv[])
 {
-	static const struct option options[] = {
-		{"debug", no_argument, NULL, 'd'},
-		{"method", required_argument, NULL, 'm'},
-		{"tmpdir", required_argument, NULL, 't'},
-		{"features", no_argument, NULL, 'F'},
-		{"json", no_argument, NULL, 'J'},
-		{"check", required_argument, NULL, 'C'},
-		{"help", no_argument, NULL, 'h'},
-		{"version", no_argument, NULL, 'V'},
-		{}};
+	static const struct option options[] = {{"debug", no_argument, NULL, 'd'},
+						{"method", required_argument, NULL, 'm'},
+						{"tmpdir", required_argument, NULL, 't'},
+						{"features", no_argument, NULL, 'F'},
+						{"json", no_argument, NULL, 'J'},
+						{"check", required_argument, NULL, 'C'},
+						{"help", no_argument, NULL, 'h'},
+						{"version", no_argument, NULL, 'V'},
+						{}};
 	int c;
 
 	opterr = 0;
@@ -301,8 +259,7 @@ static void parse_args(struct args *a, int argc, char *argv[])
 	if (a->json && !a->show_features)
 		die(EXIT_USAGE, "--json only goes with --features");
 	if ((a->show_features || a->check) && optind < argc)
-		die(EXIT_USAGE, "--%s takes no PROGRAM",
-		    a->show_features ? "features" : "check");
+		die(EXIT_USAGE, "--%s takes no PROGRAM", a->show_features ? "features" : "check");
 	if (!a->show_features && !a->check && optind >= argc) {
 		usage(stderr);
 		die(EXIT_USAGE, "missing PROGRAM");
@@ -327,12 +284,11 @@ int main(int argc, char *argv[])
 	src = open_program(a.program[0]);
 	r = cloned_binary_clone(src, &a.opts, &method, &fd, &err);
 	if (r < 0)
-		die(EXIT_CANNOT_EXEC, "Failed to make a sealed copy of %s: %s",
-		    a.program[0], mt_error_message(err));
+		die(EXIT_CANNOT_EXEC, "Failed to make a sealed copy of %s: %s", a.program[0],
+		    mt_error_message(err));
 	(void)close(src);
 
 	(void)cloned_binary_exec(fd, a.program, environ, &a.opts, &err);
-	die(EXIT_CANNOT_EXEC,
-	    "Failed to execute the sealed copy of %s (%s): %s", a.program[0],
+	die(EXIT_CANNOT_EXEC, "Failed to execute the sealed copy of %s (%s): %s", a.program[0],
 	    cloned_binary_method_to_string(method), mt_error_message(err));
 }

@@ -58,8 +58,7 @@ int ensure_cloned_binary(void)
 {
 #if defined(RUNC_LOADER_NO_CLONE) && RUNC_LOADER_NO_CLONE
 	/* The benchmark's no-clone runc: unprotected, never installed. */
-	loader_log_debug("cloned_binary: using none (no-clone benchmark "
-			 "build, unprotected)");
+	loader_log_debug("cloned_binary: using none (no-clone benchmark build, unprotected)");
 	return 0;
 #else
 	/*
@@ -82,8 +81,7 @@ int ensure_cloned_binary(void)
 
 	r = cloned_binary_ensure(&opts, &err);
 	if (r < 0) {
-		(void)snprintf(line, sizeof(line), "cloned_binary: %s",
-			       mt_error_message(err));
+		(void)snprintf(line, sizeof(line), "cloned_binary: %s", mt_error_message(err));
 		nsexec_loader_log(true, line);
 		mt_error_free(&err);
 		errno = -r;
@@ -115,9 +113,8 @@ int runc_open_sealed_self(char *why, size_t size)
 #if defined(RUNC_LOADER_NO_CLONE) && RUNC_LOADER_NO_CLONE
 	const bool forced = true;
 #else
-	const bool forced =
-		RUNC_LOADER_REQUEST != CLONED_BINARY_REQUEST_AUTO &&
-		RUNC_LOADER_REQUEST != CLONED_BINARY_REQUEST_OVERLAY;
+	const bool forced = RUNC_LOADER_REQUEST != CLONED_BINARY_REQUEST_AUTO &&
+			    RUNC_LOADER_REQUEST != CLONED_BINARY_REQUEST_OVERLAY;
 #endif
 	if (forced) {
 		(void)snprintf(why, size, "this build forces another method");

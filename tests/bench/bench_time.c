@@ -57,8 +57,7 @@ int main(int argc, char *argv[])
 	}
 	if (pid == 0) {
 		execvp(argv[3], argv + 3);
-		fprintf(stderr, "bench_time: Failed to execute %s: %m\n",
-			argv[3]);
+		fprintf(stderr, "bench_time: Failed to execute %s: %m\n", argv[3]);
 		_exit(127);
 	}
 	do
@@ -66,20 +65,17 @@ int main(int argc, char *argv[])
 	while (w < 0 && errno == EINTR);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	if (w < 0) {
-		fprintf(stderr, "bench_time: Failed to wait for %s: %m\n",
-			argv[3]);
+		fprintf(stderr, "bench_time: Failed to wait for %s: %m\n", argv[3]);
 		return 127;
 	}
 	if (WIFSIGNALED(status))
 		return 128 + WTERMSIG(status);
 	if (WEXITSTATUS(status) != 0)
 		return WEXITSTATUS(status);
-	len = snprintf(line, sizeof(line), "%.64s %lld %lld\n", argv[2],
-		       usec(&t1) - usec(&t0),
+	len = snprintf(line, sizeof(line), "%.64s %lld %lld\n", argv[2], usec(&t1) - usec(&t0),
 		       tv_usec(&ru.ru_utime) + tv_usec(&ru.ru_stime));
 	if (write(fd, line, (size_t)len) != len) {
-		fprintf(stderr, "bench_time: Failed to write %s: %m\n",
-			argv[1]);
+		fprintf(stderr, "bench_time: Failed to write %s: %m\n", argv[1]);
 		return 2;
 	}
 	return 0;

@@ -84,11 +84,9 @@ static int dest(int which)
 	if (which >= B_DIR_SENDFILE)
 		fd = open(dir, O_TMPFILE | O_RDWR | O_EXCL | O_CLOEXEC, 0600);
 	else
-		fd = missing_memfd_create("bench",
-					  MFD_CLOEXEC | MFD_ALLOW_SEALING);
+		fd = missing_memfd_create("bench", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0) {
-		fprintf(stderr,
-			"clone_bench: Failed to make the copy's file: %m\n");
+		fprintf(stderr, "clone_bench: Failed to make the copy's file: %m\n");
 		exit(1);
 	}
 	return fd;
@@ -97,8 +95,8 @@ static int dest(int which)
 /* 1 if the first extent of fd is shared (a reflink), 0 if not, -errno. */
 static int first_extent_shared(int fd)
 {
-	_Alignas(struct fiemap) char
-		buf[sizeof(struct fiemap) + sizeof(struct fiemap_extent)] = {0};
+	_Alignas(struct fiemap) char buf[sizeof(struct fiemap) + sizeof(struct fiemap_extent)] = {
+		0};
 	struct fiemap *fm = (struct fiemap *)buf;
 
 	fm->fm_length = FIEMAP_MAX_OFFSET;
@@ -106,8 +104,7 @@ static int first_extent_shared(int fd)
 	fm->fm_extent_count = 1;
 	if (ioctl(fd, FS_IOC_FIEMAP, fm) < 0)
 		return negative_errno();
-	return fm->fm_mapped_extents > 0 &&
-	       (fm->fm_extents[0].fe_flags & FIEMAP_EXTENT_SHARED);
+	return fm->fm_mapped_extents > 0 && (fm->fm_extents[0].fe_flags & FIEMAP_EXTENT_SHARED);
 }
 
 /* One run of an arm: its time in ms, or a negative value for "skip". */
@@ -133,11 +130,9 @@ static double one(int which, int src, size_t size, bool first)
 	case B_CLONE_TMPFILE:
 	case B_CLONE_OVERLAY:
 	case B_DIR_CLONE:
-		opts.request = which == B_CLONE_MEMFD
-				       ? CLONED_BINARY_REQUEST_MEMFD
-			       : which == B_CLONE_OVERLAY
-				       ? CLONED_BINARY_REQUEST_OVERLAY
-				       : CLONED_BINARY_REQUEST_TMPFILE;
+		opts.request = which == B_CLONE_MEMFD	  ? CLONED_BINARY_REQUEST_MEMFD
+			       : which == B_CLONE_OVERLAY ? CLONED_BINARY_REQUEST_OVERLAY
+							  : CLONED_BINARY_REQUEST_TMPFILE;
 		if (which == B_DIR_CLONE)
 			opts.tmpdir = dir;
 		r = cloned_binary_clone(src, &opts, &m, &fd, &err);
@@ -185,16 +180,14 @@ int main(int argc, char *argv[])
 			return 2;
 	}
 	if (optind + 1 != argc || rounds < 1) {
-		fprintf(stderr,
-			"Usage: clone_bench [-n ROUNDS] [-d DIR] FILE\n");
+		fprintf(stderr, "Usage: clone_bench [-n ROUNDS] [-d DIR] FILE\n");
 		return 2;
 	}
 	if (dir)
 		n = B_MAX;
 	src = open(argv[optind], O_RDONLY | O_CLOEXEC);
 	if (src < 0 || fstat(src, &st) < 0) {
-		fprintf(stderr, "clone_bench: Failed to open %s: %m\n",
-			argv[optind]);
+		fprintf(stderr, "clone_bench: Failed to open %s: %m\n", argv[optind]);
 		return 2;
 	}
 	for (int i = 0; i < n; i++) {
@@ -203,8 +196,8 @@ int main(int argc, char *argv[])
 			return 1;
 	}
 
-	printf("file: %s, %.1f MB, %d interleaved rounds%s%s\n", argv[optind],
-	       st.st_size / 1e6, rounds, dir ? ", DIR " : "", dir ? dir : "");
+	printf("file: %s, %.1f MB, %d interleaved rounds%s%s\n", argv[optind], st.st_size / 1e6,
+	       rounds, dir ? ", DIR " : "", dir ? dir : "");
 	/* Warm the page cache and find what is possible, then interleave. */
 	for (int i = 0; i < n; i++)
 		skipped[i] = one(i, src, (size_t)st.st_size, true) < 0;
@@ -213,22 +206,19 @@ int main(int argc, char *argv[])
 			int w = (i + r) % n; /* rotate the order too */
 
 			if (!skipped[w])
-				t[w][r] =
-					one(w, src, (size_t)st.st_size, false);
+				t[w][r] = one(w, src, (size_t)st.st_size, false);
 		}
 
 	for (int i = 0; i < n; i++) {
 		qsort(t[i], (size_t)rounds, sizeof(double), cmp_double);
 		med[i] = t[i][rounds / 2];
 	}
-	printf("  %-44s %9s %9s %9s\n", "arm", "median ms", "p90 ms",
-	       "/sendfile");
+	printf("  %-44s %9s %9s %9s\n", "arm", "median ms", "p90 ms", "/sendfile");
 	for (int i = 0; i < n; i++) {
 		if (skipped[i])
 			continue;
 		printf("  %-44s %9.3f %9.3f %8.2fx\n", names[i], med[i],
-		       t[i][(9 * rounds + 9) / 10 - 1],
-		       med[i] / med[B_COPY_SENDFILE]);
+		       t[i][(9 * rounds + 9) / 10 - 1], med[i] / med[B_COPY_SENDFILE]);
 	}
 	for (int i = 0; i < n; i++)
 		free(t[i]);

@@ -43,47 +43,12 @@
 #define EXIT_NOT_FOUND 127
 
 static const char usage_line[] =
-	"Usage: fakekernel [--kernel=PROFILE[,PROFILE...]] [--fail=SPEC]...\n"
-	"                  [--memfd-noexec=hide|0|1|2] [--] CMD [ARG...]\n";
+	"Usage: fakekernel [--kernel=PROFILE[,PROFILE...]] [--fail=SPEC]...\n                  [--memfd-noexec=hide|0|1|2] [--] CMD [ARG...]\n";
 
 static void help(void)
 {
 	fputs(usage_line, stdout);
-	fputs("Run CMD under seccomp filters that make it see an older or a "
-	      "failing kernel.\n"
-	      "\n"
-	      "  --kernel=PROFILE[,PROFILE...]  emulate these profiles (see "
-	      "--list); may repeat\n"
-	      "  --fail=SPEC                    make a syscall fail; may "
-	      "repeat. SPEC is\n"
-	      "                                   SYSCALL=ERRNO or\n"
-	      "                                   "
-	      "SYSCALL[ARG&MASK==VALUE,...]=ERRNO\n"
-	      "                                 (conditions ANDed, ARG 0-5, "
-	      "&MASK optional,\n"
-	      "                                 numbers decimal, 0x hex or 0 "
-	      "octal, ERRNO a\n"
-	      "                                 name like EPERM or a number "
-	      "0-4094; 0 makes the call\n"
-	      "                                 return 0 without running)\n"
-	      "  --memfd-noexec=hide|0|1|2      make /proc/sys/vm/memfd_noexec "
-	      "absent, or a\n"
-	      "                                 read-only file reading N "
-	      "(private mount\n"
-	      "                                 namespace; nomemfd and 6.1 "
-	      "imply hide,\n"
-	      "                                 6.3-level2 implies 2)\n"
-	      "  --list                         list the profiles\n"
-	      "  --help                         show this help\n"
-	      "\n"
-	      "Where rules overlap, a later --fail beats an earlier one and "
-	      "every profile;\n"
-	      "among profiles the older kernel wins.  FAKEKERNEL_DEBUG=1 "
-	      "prints markers.\n"
-	      "\n"
-	      "Exit status: CMD's; 2 on bad usage; 125 if fakekernel fails; "
-	      "126 if CMD\n"
-	      "cannot be executed; 127 if CMD is not found.\n",
+	fputs("Run CMD under seccomp filters that make it see an older or a failing kernel.\n\n  --kernel=PROFILE[,PROFILE...]  emulate these profiles (see --list); may repeat\n  --fail=SPEC                    make a syscall fail; may repeat. SPEC is\n                                   SYSCALL=ERRNO or\n                                   SYSCALL[ARG&MASK==VALUE,...]=ERRNO\n                                 (conditions ANDed, ARG 0-5, &MASK optional,\n                                 numbers decimal, 0x hex or 0 octal, ERRNO a\n                                 name like EPERM or a number 0-4094; 0 makes the call\n                                 return 0 without running)\n  --memfd-noexec=hide|0|1|2      make /proc/sys/vm/memfd_noexec absent, or a\n                                 read-only file reading N (private mount\n                                 namespace; nomemfd and 6.1 imply hide,\n                                 6.3-level2 implies 2)\n  --list                         list the profiles\n  --help                         show this help\n\nWhere rules overlap, a later --fail beats an earlier one and every profile;\namong profiles the older kernel wins.  FAKEKERNEL_DEBUG=1 prints markers.\n\nExit status: CMD's; 2 on bad usage; 125 if fakekernel fails; 126 if CMD\ncannot be executed; 127 if CMD is not found.\n",
 	      stdout);
 }
 
@@ -108,8 +73,7 @@ _noreturn_ _printf_(1, 2) static void usage_error(const char *fmt, ...)
 }
 
 /* The one place that reports a failure and exits; err is -errno. */
-_noreturn_ _printf_(3, 4) static void die(int status, int err, const char *fmt,
-					  ...)
+_noreturn_ _printf_(3, 4) static void die(int status, int err, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -231,8 +195,7 @@ static int bind_vm_entries(int real_fd, int fake_fd)
 			}
 			return 0;
 		}
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0 ||
+		if (strcmp(de->d_name, ".") == 0 || strcmp(de->d_name, "..") == 0 ||
 		    strcmp(de->d_name, SYSCTL_NAME) == 0)
 			continue;
 
@@ -241,8 +204,7 @@ static int bind_vm_entries(int real_fd, int fake_fd)
 			struct stat st;
 
 			set_step("stat %s/%s", VM_DIR, de->d_name);
-			if (fstatat(real_fd, de->d_name, &st,
-				    AT_SYMLINK_NOFOLLOW) < 0)
+			if (fstatat(real_fd, de->d_name, &st, AT_SYMLINK_NOFOLLOW) < 0)
 				return -errno;
 			is_dir = S_ISDIR(st.st_mode);
 		}
@@ -252,14 +214,12 @@ static int bind_vm_entries(int real_fd, int fake_fd)
 			   : mknodat(fake_fd, de->d_name, S_IFREG | 0444, 0))
 			return -errno;
 
-		if (snprintf(src, sizeof(src), "/proc/self/fd/%d/%s", real_fd,
-			     de->d_name) >= (int)sizeof(src) ||
-		    snprintf(dst, sizeof(dst), "%s/%s", VM_DIR, de->d_name) >=
-			    (int)sizeof(dst))
+		if (snprintf(src, sizeof(src), "/proc/self/fd/%d/%s", real_fd, de->d_name) >=
+			    (int)sizeof(src) ||
+		    snprintf(dst, sizeof(dst), "%s/%s", VM_DIR, de->d_name) >= (int)sizeof(dst))
 			return -ENAMETOOLONG;
 		set_step("bind-mount %s", dst);
-		if (mount(src, dst, NULL, MS_BIND | (is_dir ? MS_REC : 0),
-			  NULL) < 0)
+		if (mount(src, dst, NULL, MS_BIND | (is_dir ? MS_REC : 0), NULL) < 0)
 			return -errno;
 	}
 }
@@ -302,9 +262,7 @@ static int fake_memfd_noexec(int mode)
 		content[0] = (char)('0' + mode);
 		set_step("create the fake %s/%s", VM_DIR, SYSCTL_NAME);
 		fd = openat(fake_fd, SYSCTL_NAME,
-			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW |
-				    O_CLOEXEC,
-			    0644);
+			    O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
 		if (fd < 0)
 			return -errno;
 		n = write(fd, content, 2);
@@ -321,9 +279,7 @@ static int fake_memfd_noexec(int mode)
 
 	set_step("remount the tmpfs on %s read-only", VM_DIR);
 	if (mount(NULL, VM_DIR, NULL,
-		  MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV |
-			  MS_NOEXEC,
-		  NULL) < 0)
+		  MS_REMOUNT | MS_BIND | MS_RDONLY | MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		return -errno;
 	return 0;
 }
@@ -347,15 +303,12 @@ static void check_kernel_option(const char *list)
 	if (r == 0)
 		return;
 	if (r != -EINVAL)
-		die(EXIT_FAILURE_SELF, r, "build the filters for --kernel=%s",
-		    list);
+		die(EXIT_FAILURE_SELF, r, "build the filters for --kernel=%s", list);
 
 	for (size_t i = 0; (p = fakekernel_profile_by_index(i)); i++) {
 		if (i > 0)
-			strncat(allowed, ", ",
-				sizeof(allowed) - strlen(allowed) - 1);
-		strncat(allowed, p->name,
-			sizeof(allowed) - strlen(allowed) - 1);
+			strncat(allowed, ", ", sizeof(allowed) - strlen(allowed) - 1);
+		strncat(allowed, p->name, sizeof(allowed) - strlen(allowed) - 1);
 	}
 
 	/* Tell an unknown name from a conflict by checking one at a time. */
@@ -364,20 +317,18 @@ static void check_kernel_option(const char *list)
 		_cleanup_free_ char *one = strndup(s, len);
 
 		if (!one)
-			die(EXIT_FAILURE_SELF, -ENOMEM, "parse --kernel=%s",
-			    list);
+			die(EXIT_FAILURE_SELF, -ENOMEM, "parse --kernel=%s", list);
 		if (len == 0 || fakekernel_check(one, NULL, 0) == -EINVAL)
 			usage_error(
-				"invalid --kernel=%s: unknown profile '%s'; "
-				"allowed: %s, separated by commas",
+				"invalid --kernel=%s: unknown profile '%s'; allowed: %s, separated by commas",
 				list, one, allowed);
 		if (!s[len])
 			break;
 		s += len + 1;
 	}
-	usage_error("invalid --kernel=%s: conflicting profiles; 6.3-level2 "
-		    "combines with neither nomemfd nor 6.1 (allowed: %s)",
-		    list, allowed);
+	usage_error(
+		"invalid --kernel=%s: conflicting profiles; 6.3-level2 combines with neither nomemfd nor 6.1 (allowed: %s)",
+		list, allowed);
 }
 
 static void check_fail_option(const char *spec)
@@ -387,15 +338,10 @@ static void check_fail_option(const char *spec)
 	if (r == 0)
 		return;
 	if (r != -EINVAL)
-		die(EXIT_FAILURE_SELF, r, "build the filter for --fail=%s",
-		    spec);
-	usage_error("invalid --fail=%s: expected SYSCALL=ERRNO or "
-		    "SYSCALL[ARG&MASK==VALUE,...]=ERRNO, where SYSCALL is a "
-		    "system call of this architecture, ARG is 0-5, VALUE has "
-		    "no bits outside MASK, numbers are decimal, 0x hex or 0 "
-		    "octal, and ERRNO is a name such as EPERM or a number "
-		    "1-4094",
-		    spec);
+		die(EXIT_FAILURE_SELF, r, "build the filter for --fail=%s", spec);
+	usage_error(
+		"invalid --fail=%s: expected SYSCALL=ERRNO or SYSCALL[ARG&MASK==VALUE,...]=ERRNO, where SYSCALL is a system call of this architecture, ARG is 0-5, VALUE has no bits outside MASK, numbers are decimal, 0x hex or 0 octal, and ERRNO is a name such as EPERM or a number 1-4094",
+		spec);
 }
 
 enum {
@@ -431,18 +377,14 @@ int main(int argc, char *argv[])
 			char *joined;
 
 			if (!*optarg)
-				usage_error("invalid --kernel=: empty profile "
-					    "list; see --list");
+				usage_error("invalid --kernel=: empty profile list; see --list");
 			if (kernel) {
-				if (asprintf(&joined, "%s,%s", kernel, optarg) <
-				    0)
-					die(EXIT_FAILURE_SELF, -ENOMEM,
-					    "parse --kernel");
+				if (asprintf(&joined, "%s,%s", kernel, optarg) < 0)
+					die(EXIT_FAILURE_SELF, -ENOMEM, "parse --kernel");
 			} else {
 				joined = strdup(optarg);
 				if (!joined)
-					die(EXIT_FAILURE_SELF, -ENOMEM,
-					    "parse --kernel");
+					die(EXIT_FAILURE_SELF, -ENOMEM, "parse --kernel");
 			}
 			free(kernel);
 			kernel = joined;
@@ -462,8 +404,7 @@ int main(int argc, char *argv[])
 			mode = parse_memfd_noexec(optarg);
 			if (mode == -EINVAL)
 				usage_error(
-					"invalid --memfd-noexec=%s: allowed "
-					"values are hide, 0, 1, 2",
+					"invalid --memfd-noexec=%s: allowed values are hide, 0, 1, 2",
 					optarg);
 			noexec_arg = optarg;
 			break;
@@ -474,14 +415,13 @@ int main(int argc, char *argv[])
 			help();
 			return EXIT_SUCCESS;
 		case ':':
-			usage_error("option '%s' needs a value: --kernel="
-				    "PROFILE[,PROFILE...], --fail=SPEC, "
-				    "--memfd-noexec=hide|0|1|2",
-				    argv[optind - 1]);
+			usage_error(
+				"option '%s' needs a value: --kernel=PROFILE[,PROFILE...], --fail=SPEC, --memfd-noexec=hide|0|1|2",
+				argv[optind - 1]);
 		default:
-			usage_error("unknown option '%s'; allowed: --kernel, "
-				    "--fail, --memfd-noexec, --list, --help",
-				    argv[optind - 1]);
+			usage_error(
+				"unknown option '%s'; allowed: --kernel, --fail, --memfd-noexec, --list, --help",
+				argv[optind - 1]);
 		}
 	}
 	if (optind >= argc)
@@ -515,6 +455,5 @@ int main(int argc, char *argv[])
 
 	execvp(argv[optind], argv + optind);
 	r = -errno;
-	die(r == -ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC, r, "execute %s",
-	    argv[optind]);
+	die(r == -ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC, r, "execute %s", argv[optind]);
 }

@@ -59,8 +59,7 @@ int fakekernel_profiles_memfd_noexec(const char *profile_list, int *ret_mode);
  *   -ENOSYS  libseccomp does not know a syscall a profile needs;
  *   -ENOMEM, or another -errno from libseccomp.
  */
-int fakekernel_check(const char *profile_list, const char *const *fail_specs,
-		     size_t n_fail);
+int fakekernel_check(const char *profile_list, const char *const *fail_specs, size_t n_fail);
 
 /*
  * Build and load the filters into the calling thread (call it from a forked
@@ -78,8 +77,7 @@ int fakekernel_check(const char *profile_list, const char *const *fail_specs,
  * the -errno of capget() or seccomp() (filters loaded before a failing one
  * stay loaded).
  */
-int fakekernel_load(const char *profile_list, const char *const *fail_specs,
-		    size_t n_fail);
+int fakekernel_load(const char *profile_list, const char *const *fail_specs, size_t n_fail);
 
 /*
  * errno names: "EPERM" <-> 1.  fakekernel_errno_from_name() also knows the

@@ -52,9 +52,8 @@ _printf_(1, 2) static void debug(const char *fmt, ...)
  * emulate.  A name libseccomp does not know at all is an error unless the
  * rule is optional (openat2 on an old libseccomp).
  */
-static int add_rule(scmp_filter_ctx ctx, int err, const char *syscall,
-		    bool optional, unsigned int n_cmp,
-		    const struct scmp_arg_cmp *cmp)
+static int add_rule(scmp_filter_ctx ctx, int err, const char *syscall, bool optional,
+		    unsigned int n_cmp, const struct scmp_arg_cmp *cmp)
 {
 	int nr = seccomp_syscall_resolve_name(syscall);
 
@@ -72,9 +71,8 @@ static int add_rule(scmp_filter_ctx ctx, int err, const char *syscall,
 /* Before 5.2: no new mount API. */
 static int profile_nofsopen(scmp_filter_ctx ctx)
 {
-	static const char *const calls[] = {
-		"fsopen",    "fsconfig",   "fsmount",	   "fspick",
-		"open_tree", "move_mount", "mount_setattr"};
+	static const char *const calls[] = {"fsopen",	 "fsconfig",   "fsmount",      "fspick",
+					    "open_tree", "move_mount", "mount_setattr"};
 	int r;
 
 	for (size_t i = 0; i < ELEMENTSOF(calls); i++) {
@@ -102,8 +100,7 @@ static int profile_nomemfd(scmp_filter_ctx ctx)
  */
 static int profile_nooverlay(scmp_filter_ctx ctx)
 {
-	struct scmp_arg_cmp set_string =
-		SCMP_A1(SCMP_CMP_EQ, FSCONFIG_SET_STRING, 0);
+	struct scmp_arg_cmp set_string = SCMP_A1(SCMP_CMP_EQ, FSCONFIG_SET_STRING, 0);
 
 	return add_rule(ctx, ENODEV, "fsconfig", true, 1, &set_string);
 }
@@ -128,10 +125,8 @@ static int profile_nouserns(scmp_filter_ctx ctx)
 /* 6.1 and 6.2: MFD_EXEC, MFD_NOEXEC_SEAL and F_SEAL_EXEC are unknown bits. */
 static int profile_6_1(scmp_filter_ctx ctx)
 {
-	struct scmp_arg_cmp exec =
-		SCMP_A1(SCMP_CMP_MASKED_EQ, MFD_EXEC, MFD_EXEC);
-	struct scmp_arg_cmp noexec =
-		SCMP_A1(SCMP_CMP_MASKED_EQ, MFD_NOEXEC_SEAL, MFD_NOEXEC_SEAL);
+	struct scmp_arg_cmp exec = SCMP_A1(SCMP_CMP_MASKED_EQ, MFD_EXEC, MFD_EXEC);
+	struct scmp_arg_cmp noexec = SCMP_A1(SCMP_CMP_MASKED_EQ, MFD_NOEXEC_SEAL, MFD_NOEXEC_SEAL);
 	struct scmp_arg_cmp seal[] = {
 		SCMP_A1(SCMP_CMP_MASKED_EQ, 0xffffffffU, F_ADD_SEALS),
 		SCMP_A2(SCMP_CMP_MASKED_EQ, F_SEAL_EXEC, F_SEAL_EXEC),
@@ -157,8 +152,7 @@ static int profile_6_1(scmp_filter_ctx ctx)
  */
 static int profile_6_3_level2(scmp_filter_ctx ctx)
 {
-	struct scmp_arg_cmp none =
-		SCMP_A1(SCMP_CMP_MASKED_EQ, MFD_EXEC | MFD_NOEXEC_SEAL, 0);
+	struct scmp_arg_cmp none = SCMP_A1(SCMP_CMP_MASKED_EQ, MFD_EXEC | MFD_NOEXEC_SEAL, 0);
 
 	return add_rule(ctx, EINVAL, "memfd_create", false, 1, &none);
 }
@@ -166,10 +160,8 @@ static int profile_6_3_level2(scmp_filter_ctx ctx)
 /* A filesystem (or a kernel before 3.11) without O_TMPFILE. */
 static int profile_notmpfile(scmp_filter_ctx ctx)
 {
-	struct scmp_arg_cmp open_tmp =
-		SCMP_A1(SCMP_CMP_MASKED_EQ, TMPFILE_BIT, TMPFILE_BIT);
-	struct scmp_arg_cmp openat_tmp =
-		SCMP_A2(SCMP_CMP_MASKED_EQ, TMPFILE_BIT, TMPFILE_BIT);
+	struct scmp_arg_cmp open_tmp = SCMP_A1(SCMP_CMP_MASKED_EQ, TMPFILE_BIT, TMPFILE_BIT);
+	struct scmp_arg_cmp openat_tmp = SCMP_A2(SCMP_CMP_MASKED_EQ, TMPFILE_BIT, TMPFILE_BIT);
 	int r;
 
 	r = add_rule(ctx, EOPNOTSUPP, "open", false, 1, &open_tmp);
@@ -205,9 +197,7 @@ static const struct profile_def profiles[] = {
 	{
 		.pub = {
 			.name = "nomemfd",
-			.description = "memfd_create() and the new mount API "
-				       "fail with ENOSYS, no vm.memfd_noexec "
-				       "(before 3.17)",
+			.description = "memfd_create() and the new mount API fail with ENOSYS, no vm.memfd_noexec (before 3.17)",
 			.memfd_noexec = FAKEKERNEL_SYSCTL_HIDE,
 		},
 		.load_order = 3,
@@ -216,9 +206,7 @@ static const struct profile_def profiles[] = {
 	{
 		.pub = {
 			.name = "6.1",
-			.description = "MFD_EXEC, MFD_NOEXEC_SEAL and "
-				       "F_SEAL_EXEC fail with EINVAL, no "
-				       "vm.memfd_noexec (6.1, 6.2)",
+			.description = "MFD_EXEC, MFD_NOEXEC_SEAL and F_SEAL_EXEC fail with EINVAL, no vm.memfd_noexec (6.1, 6.2)",
 			.memfd_noexec = FAKEKERNEL_SYSCTL_HIDE,
 		},
 		.load_order = 1,
@@ -227,11 +215,7 @@ static const struct profile_def profiles[] = {
 	{
 		.pub = {
 			.name = "6.3-level2",
-			.description = "memfd_create() without MFD_EXEC or "
-				       "MFD_NOEXEC_SEAL fails with EINVAL, "
-				       "MFD_EXEC works, vm.memfd_noexec reads "
-				       "2 (6.3 to 6.5.2 at level 2; use on a "
-				       "real level 0 or 1)",
+			.description = "memfd_create() without MFD_EXEC or MFD_NOEXEC_SEAL fails with EINVAL, MFD_EXEC works, vm.memfd_noexec reads 2 (6.3 to 6.5.2 at level 2; use on a real level 0 or 1)",
 			.memfd_noexec = 2,
 		},
 		.load_order = 0,
@@ -240,9 +224,7 @@ static const struct profile_def profiles[] = {
 	{
 		.pub = {
 			.name = "notmpfile",
-			.description = "open()/openat() with O_TMPFILE fail "
-				       "with EOPNOTSUPP, openat2() with ENOSYS "
-				       "(no O_TMPFILE support)",
+			.description = "open()/openat() with O_TMPFILE fail with EOPNOTSUPP, openat2() with ENOSYS (no O_TMPFILE support)",
 			.memfd_noexec = FAKEKERNEL_SYSCTL_REAL,
 		},
 		.load_order = 4,
@@ -251,8 +233,7 @@ static const struct profile_def profiles[] = {
 	{
 		.pub = {
 			.name = "noexecveat",
-			.description = "execveat() and the new mount API fail "
-				       "with ENOSYS (before 3.19)",
+			.description = "execveat() and the new mount API fail with ENOSYS (before 3.19)",
 			.memfd_noexec = FAKEKERNEL_SYSCTL_REAL,
 		},
 		.load_order = 2,
@@ -261,9 +242,7 @@ static const struct profile_def profiles[] = {
 	{
 		.pub = {
 			.name = "nofsopen",
-			.description = "fsopen(), fsconfig(), fsmount() and the "
-				       "rest of the new mount API fail with "
-				       "ENOSYS (before 5.2)",
+			.description = "fsopen(), fsconfig(), fsmount() and the rest of the new mount API fail with ENOSYS (before 5.2)",
 			.memfd_noexec = FAKEKERNEL_SYSCTL_REAL,
 		},
 		.load_order = 7,
@@ -272,8 +251,7 @@ static const struct profile_def profiles[] = {
 	{
 		.pub = {
 			.name = "nooverlay",
-			.description = "overlayfs refuses its lowerdir with "
-				       "ENODEV (no overlayfs to be had)",
+			.description = "overlayfs refuses its lowerdir with ENODEV (no overlayfs to be had)",
 			.memfd_noexec = FAKEKERNEL_SYSCTL_REAL,
 		},
 		.load_order = 5,
@@ -282,9 +260,7 @@ static const struct profile_def profiles[] = {
 	{
 		.pub = {
 			.name = "nouserns",
-			.description = "unshare() and clone() with CLONE_NEWUSER "
-				       "fail with EPERM, clone3() with ENOSYS "
-				       "(unprivileged user namespaces off)",
+			.description = "unshare() and clone() with CLONE_NEWUSER fail with EPERM, clone3() with ENOSYS (unprivileged user namespaces off)",
 			.memfd_noexec = FAKEKERNEL_SYSCTL_REAL,
 		},
 		.load_order = 6,
@@ -301,8 +277,7 @@ const struct fakekernel_profile *fakekernel_profile_by_index(size_t idx)
 }
 
 /* Parse "a,b,c" into a bit mask over profiles[] and the implied sysctl. */
-static int parse_profiles(const char *list, unsigned int *ret_mask,
-			  int *ret_mode)
+static int parse_profiles(const char *list, unsigned int *ret_mask, int *ret_mode)
 {
 	unsigned int mask = 0;
 	int mode = FAKEKERNEL_SYSCTL_REAL;
@@ -321,8 +296,7 @@ static int parse_profiles(const char *list, unsigned int *ret_mask,
 		if (i == ELEMENTSOF(profiles))
 			return -EINVAL;
 		if (profiles[i].pub.memfd_noexec != FAKEKERNEL_SYSCTL_REAL) {
-			if (mode != FAKEKERNEL_SYSCTL_REAL &&
-			    mode != profiles[i].pub.memfd_noexec)
+			if (mode != FAKEKERNEL_SYSCTL_REAL && mode != profiles[i].pub.memfd_noexec)
 				return -EINVAL;
 			mode = profiles[i].pub.memfd_noexec;
 		}
@@ -570,8 +544,7 @@ static int filter_new(scmp_filter_ctx *ret)
 	return 0;
 }
 
-static int build_filters(const char *profile_list,
-			 const char *const *fail_specs, size_t n_fail,
+static int build_filters(const char *profile_list, const char *const *fail_specs, size_t n_fail,
 			 struct filter_set *ret)
 {
 	_cleanup_free_ struct fail_rule *rules = NULL;
@@ -606,8 +579,7 @@ static int build_filters(const char *profile_list,
 
 	for (int order = 0; order < (int)ELEMENTSOF(profiles); order++) {
 		for (size_t i = 0; i < ELEMENTSOF(profiles); i++) {
-			if (!(mask & (1U << i)) ||
-			    profiles[i].load_order != order)
+			if (!(mask & (1U << i)) || profiles[i].load_order != order)
 				continue;
 			r = filter_new(&set.ctx[set.n]);
 			if (r < 0)
@@ -626,9 +598,8 @@ static int build_filters(const char *profile_list,
 			return r;
 		set.what[set.n] = fail_specs[i];
 		set.n++;
-		r = seccomp_rule_add_array(
-			set.ctx[set.n - 1], SCMP_ACT_ERRNO(rules[i].err),
-			rules[i].nr, rules[i].n_cmp, rules[i].cmp);
+		r = seccomp_rule_add_array(set.ctx[set.n - 1], SCMP_ACT_ERRNO(rules[i].err),
+					   rules[i].nr, rules[i].n_cmp, rules[i].cmp);
 		if (r < 0)
 			/* libseccomp refuses it: still the spec's fault. */
 			return r == -ENOMEM ? r : -EINVAL;
@@ -639,8 +610,7 @@ static int build_filters(const char *profile_list,
 	return 0;
 }
 
-int fakekernel_check(const char *profile_list, const char *const *fail_specs,
-		     size_t n_fail)
+int fakekernel_check(const char *profile_list, const char *const *fail_specs, size_t n_fail)
 {
 	_cleanup_(filter_set_done) struct filter_set set = {NULL, NULL, 0};
 
@@ -666,8 +636,7 @@ static int have_cap_sys_admin(void)
 	return v == CAP_SET;
 }
 
-int fakekernel_load(const char *profile_list, const char *const *fail_specs,
-		    size_t n_fail)
+int fakekernel_load(const char *profile_list, const char *const *fail_specs, size_t n_fail)
 {
 	_cleanup_(filter_set_done) struct filter_set set = {NULL, NULL, 0};
 	int admin, r;
@@ -688,8 +657,7 @@ int fakekernel_load(const char *profile_list, const char *const *fail_specs,
 		return admin;
 
 	for (size_t i = 0; i < set.n; i++) {
-		r = seccomp_attr_set(set.ctx[i], SCMP_FLTATR_CTL_NNP,
-				     admin ? 0 : 1);
+		r = seccomp_attr_set(set.ctx[i], SCMP_FLTATR_CTL_NNP, admin ? 0 : 1);
 		if (r < 0)
 			return r;
 		r = seccomp_load(set.ctx[i]);
@@ -697,7 +665,6 @@ int fakekernel_load(const char *profile_list, const char *const *fail_specs,
 			return r;
 		debug("loaded filter for %s", set.what[i]);
 	}
-	debug("loaded %zu filters, no_new_privs %s", set.n,
-	      admin ? "left off" : "set");
+	debug("loaded %zu filters, no_new_privs %s", set.n, admin ? "left off" : "set");
 	return 0;
 }

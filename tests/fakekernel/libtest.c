@@ -124,10 +124,8 @@ static void in_child(const char *name, int (*fn)(void))
 		return;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		fail("%s: child %s %d", name,
-		     WIFEXITED(status) ? "exited" : "killed by signal",
-		     WIFEXITED(status) ? WEXITSTATUS(status)
-				       : WTERMSIG(status));
+		fail("%s: child %s %d", name, WIFEXITED(status) ? "exited" : "killed by signal",
+		     WIFEXITED(status) ? WEXITSTATUS(status) : WTERMSIG(status));
 	else
 		printf("ok - %s\n", name);
 }
@@ -201,26 +199,23 @@ static void test_tables(void)
 	for (size_t i = 0; i < ELEMENTSOF(good_specs); i++) {
 		r = fakekernel_check(NULL, &good_specs[i], 1);
 		if (r != 0)
-			fail("spec '%s': got %s, want OK", good_specs[i],
-			     ename(-r));
+			fail("spec '%s': got %s, want OK", good_specs[i], ename(-r));
 	}
 	for (size_t i = 0; i < ELEMENTSOF(bad_specs); i++) {
 		r = fakekernel_check(NULL, &bad_specs[i], 1);
 		if (r != -EINVAL)
-			fail("spec '%s': got %s, want EINVAL", bad_specs[i],
-			     r ? ename(-r) : "OK");
+			fail("spec '%s': got %s, want EINVAL", bad_specs[i], r ? ename(-r) : "OK");
 	}
 	for (size_t i = 0; i < ELEMENTSOF(good_profiles); i++) {
 		r = fakekernel_check(good_profiles[i], NULL, 0);
 		if (r != 0)
-			fail("profiles '%s': got %s, want OK", good_profiles[i],
-			     ename(-r));
+			fail("profiles '%s': got %s, want OK", good_profiles[i], ename(-r));
 	}
 	for (size_t i = 0; i < ELEMENTSOF(bad_profiles); i++) {
 		r = fakekernel_check(bad_profiles[i], NULL, 0);
 		if (r != -EINVAL)
-			fail("profiles '%s': got %s, want EINVAL",
-			     bad_profiles[i], r ? ename(-r) : "OK");
+			fail("profiles '%s': got %s, want EINVAL", bad_profiles[i],
+			     r ? ename(-r) : "OK");
 	}
 	if (fakekernel_check(NULL, NULL, 1) != -EINVAL)
 		fail("NULL fail_specs with n_fail 1 accepted");
@@ -239,8 +234,7 @@ static void test_tables(void)
 	    fakekernel_errno_from_name("EOPNOTSUPP") != EOPNOTSUPP ||
 	    fakekernel_errno_from_name("ENOTSUP") != ENOTSUP ||
 	    fakekernel_errno_from_name("EXDEV") != EXDEV ||
-	    fakekernel_errno_from_name("EPERMX") != -EINVAL ||
-	    strcmp(ename(EROFS), "EROFS") != 0)
+	    fakekernel_errno_from_name("EPERMX") != -EINVAL || strcmp(ename(EROFS), "EROFS") != 0)
 		fail("errno names");
 	printf("ok - tables\n");
 }
@@ -275,13 +269,11 @@ static int t_bad_spec_loads_nothing(void)
 {
 	const char *specs[] = {"memfd_create=EPERM", "bogus=EPERM"};
 
-	assert_result("load with one bad spec",
-		      fakekernel_load("nomemfd", specs, 2), -EINVAL);
-	assert_result("load with a bad profile",
-		      fakekernel_load("nomemfd,bogus", NULL, 0), -EINVAL);
+	assert_result("load with one bad spec", fakekernel_load("nomemfd", specs, 2), -EINVAL);
+	assert_result("load with a bad profile", fakekernel_load("nomemfd,bogus", NULL, 0),
+		      -EINVAL);
 	assert_result("memfd after failed loads", memfd(MFD_CLOEXEC), 0);
-	assert_result("nnp after failed loads",
-		      prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0), 0);
+	assert_result("nnp after failed loads", prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0), 0);
 	return failures;
 }
 
@@ -289,8 +281,7 @@ static int t_nomemfd(void)
 {
 	assert_result("load", fakekernel_load("nomemfd", NULL, 0), 0);
 	assert_result("memfd plain", memfd(MFD_CLOEXEC), -ENOSYS);
-	assert_result("memfd sealing", memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING),
-		      -ENOSYS);
+	assert_result("memfd sealing", memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING), -ENOSYS);
 	assert_result("tmpfile", tmpfile_openat(), 0);
 	return failures;
 }
@@ -299,11 +290,9 @@ static int t_6_1(void)
 {
 	assert_result("load", fakekernel_load("6.1", NULL, 0), 0);
 	assert_result("memfd plain", memfd(MFD_CLOEXEC), 0);
-	assert_result("memfd sealing", memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING),
-		      0);
+	assert_result("memfd sealing", memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING), 0);
 	assert_result("memfd exec", memfd(MFD_CLOEXEC | MFD_EXEC), -EINVAL);
-	assert_result("memfd noexec seal", memfd(MFD_CLOEXEC | MFD_NOEXEC_SEAL),
-		      -EINVAL);
+	assert_result("memfd noexec seal", memfd(MFD_CLOEXEC | MFD_NOEXEC_SEAL), -EINVAL);
 	assert_result("seal exec", seal_exec(), -EINVAL);
 	return failures;
 }
@@ -314,11 +303,9 @@ static int t_6_3_level2(void)
 
 	assert_result("load", fakekernel_load("6.3-level2", NULL, 0), 0);
 	assert_result("memfd plain", memfd(MFD_CLOEXEC), -EINVAL);
-	assert_result("memfd sealing", memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING),
-		      -EINVAL);
+	assert_result("memfd sealing", memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING), -EINVAL);
 	assert_result("memfd exec", memfd(MFD_CLOEXEC | MFD_EXEC), exec_want);
-	assert_result("memfd noexec seal", memfd(MFD_CLOEXEC | MFD_NOEXEC_SEAL),
-		      0);
+	assert_result("memfd noexec seal", memfd(MFD_CLOEXEC | MFD_NOEXEC_SEAL), 0);
 	return failures;
 }
 
@@ -348,8 +335,7 @@ static int t_fail_specs(void)
 	/* The profile is overridden by the specs, the specs by later ones. */
 	assert_result("load", fakekernel_load("6.1", specs, 3), 0);
 	assert_result("memfd plain", memfd(MFD_CLOEXEC), -EACCES);
-	assert_result("memfd exec cloexec", memfd(MFD_CLOEXEC | MFD_EXEC),
-		      -EPERM);
+	assert_result("memfd exec cloexec", memfd(MFD_CLOEXEC | MFD_EXEC), -EPERM);
 	assert_result("memfd exec", memfd(MFD_EXEC), -EACCES);
 	return failures;
 }
@@ -388,8 +374,7 @@ static int t_nnp_no_admin(void)
 	_cleanup_(cap_freep) cap_t caps = cap_get_proc();
 	cap_value_t admin = CAP_SYS_ADMIN;
 
-	if (!caps ||
-	    cap_set_flag(caps, CAP_EFFECTIVE, 1, &admin, CAP_CLEAR) < 0 ||
+	if (!caps || cap_set_flag(caps, CAP_EFFECTIVE, 1, &admin, CAP_CLEAR) < 0 ||
 	    cap_set_proc(caps) < 0) {
 		fail("drop CAP_SYS_ADMIN: %s", strerror(errno));
 		return 1;

@@ -77,28 +77,23 @@ static void probe_seal_exec(void)
 {
 	_cleanup_close_ int fd = -EBADF;
 
-	fd = missing_memfd_create("fakekernel-probe",
-				  MFD_CLOEXEC | MFD_ALLOW_SEALING);
+	fd = missing_memfd_create("fakekernel-probe", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0 && errno == EINVAL) /* 6.3-level2 wants an exec flag */
 		fd = missing_memfd_create("fakekernel-probe",
-					  MFD_CLOEXEC | MFD_ALLOW_SEALING |
-						  MFD_EXEC);
+					  MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
 	if (fd < 0) {
 		printf("seal_exec=SKIP\n");
 		return;
 	}
-	report("seal_exec",
-	       fcntl(fd, F_ADD_SEALS, F_SEAL_EXEC) < 0 ? -errno : 0);
+	report("seal_exec", fcntl(fd, F_ADD_SEALS, F_SEAL_EXEC) < 0 ? -errno : 0);
 }
 
 static void probe_tmpfile(void)
 {
-	report("tmpfile",
-	       fd_result(open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)));
+	report("tmpfile", fd_result(open("/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)));
 #ifdef SYS_open
 	report("tmpfile_open",
-	       fd_result((int)syscall(SYS_open, "/tmp",
-				      O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)));
+	       fd_result((int)syscall(SYS_open, "/tmp", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)));
 #else
 	printf("tmpfile_open=SKIP\n");
 #endif
@@ -111,8 +106,7 @@ static void probe_openat2(void)
 		.flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC,
 	};
 
-	report("openat2", fd_result((int)syscall(SYS_openat2, AT_FDCWD, "/",
-						 &how, sizeof(how))));
+	report("openat2", fd_result((int)syscall(SYS_openat2, AT_FDCWD, "/", &how, sizeof(how))));
 #else
 	printf("openat2=SKIP\n");
 #endif
@@ -131,8 +125,7 @@ static void probe_execveat(void)
 		return;
 	}
 	if (pid == 0) {
-		char *argv[] = {(char *)"fakekernel_probe", (char *)"--exit0",
-				NULL};
+		char *argv[] = {(char *)"fakekernel_probe", (char *)"--exit0", NULL};
 		char *envp[] = {NULL};
 		int fd = open("/proc/self/exe", O_PATH | O_CLOEXEC);
 
@@ -184,8 +177,7 @@ static void probe_sysctl(void)
 		putchar('\n');
 	}
 	report("sysctl_w", access(SYSCTL_PATH, W_OK) < 0 ? -errno : 0);
-	report("vm_other",
-	       read_small("/proc/sys/vm/overcommit_memory", buf, sizeof(buf)));
+	report("vm_other", read_small("/proc/sys/vm/overcommit_memory", buf, sizeof(buf)));
 }
 
 static void probe_cap_eff(void)
@@ -215,9 +207,7 @@ static void probe_mount_api(void)
 
 	report("fsopen", missing_fsopen("", FSOPEN_CLOEXEC) < 0 ? -errno : 0);
 	report("fsconfig_string",
-	       missing_fsconfig(-1, FSCONFIG_SET_STRING, "k", "v", 0) < 0
-		       ? -errno
-		       : 0);
+	       missing_fsconfig(-1, FSCONFIG_SET_STRING, "k", "v", 0) < 0 ? -errno : 0);
 	fflush(stdout);
 	pid = fork();
 	if (pid == 0)

@@ -49,8 +49,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	r = policy_parse_state(json, size, &st, &error);
 	if (r == 0) {
 		if (error || st.pid <= 0 || !st.bundle || st.bundle[0] != '/' ||
-		    strlen(st.bundle) >= 4096 || st.level < -1 ||
-		    st.level > 2 || (st.level_error && st.level != -1))
+		    strlen(st.bundle) >= 4096 || st.level < -1 || st.level > 2 ||
+		    (st.level_error && st.level != -1))
 			abort();
 		policy_state_done(&st);
 	} else {

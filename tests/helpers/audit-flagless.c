@@ -32,11 +32,9 @@ _noreturn_ static void do_exec(bool once)
 
 	fd = missing_memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (fd < 0)
-		helper_refused(name, "memfd_create", errno,
-			       EXIT_REFUSED_CREATE);
+		helper_refused(name, "memfd_create", errno, EXIT_REFUSED_CREATE);
 	helper_copy_self(name, fd);
-	if (fcntl(fd, F_ADD_SEALS,
-		  F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) < 0)
+	if (fcntl(fd, F_ADD_SEALS, F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE) < 0)
 		helper_die(name, "Failed to seal the memfd: %m");
 	if (once)
 		held_argv[2] = (char *)"--once";
@@ -45,8 +43,8 @@ _noreturn_ static void do_exec(bool once)
 
 _noreturn_ static void do_map(bool once)
 {
-	static const unsigned char code[] = {
-		0xb8, 0x2a, 0x00, 0x00, 0x00, 0xc3}; /* mov $42,%eax; ret */
+	static const unsigned char code[] = {0xb8, 0x2a, 0x00,
+					     0x00, 0x00, 0xc3}; /* mov $42,%eax; ret */
 	long page = sysconf(_SC_PAGESIZE);
 	unsigned char *rw;
 	void *rx;
@@ -54,12 +52,10 @@ _noreturn_ static void do_map(bool once)
 
 	fd = missing_memfd_create(name, MFD_CLOEXEC);
 	if (fd < 0)
-		helper_refused(name, "memfd_create", errno,
-			       EXIT_REFUSED_CREATE);
+		helper_refused(name, "memfd_create", errno, EXIT_REFUSED_CREATE);
 	if (ftruncate(fd, page) < 0)
 		helper_die(name, "Failed to size the memfd: %m");
-	rw = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, fd,
-		  0);
+	rw = mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 	if (rw == MAP_FAILED)
 		helper_die(name, "Failed to map the memfd read-write: %m");
 	rx = mmap(NULL, (size_t)page, PROT_READ | PROT_EXEC, MAP_SHARED, fd, 0);
@@ -83,8 +79,7 @@ int main(int argc, char *argv[])
 			once = true;
 		else if (strcmp(argv[i], "--held") == 0)
 			held = true;
-		else if (!mode && (strcmp(argv[i], "exec") == 0 ||
-				   strcmp(argv[i], "map") == 0))
+		else if (!mode && (strcmp(argv[i], "exec") == 0 || strcmp(argv[i], "map") == 0))
 			mode = argv[i];
 		else
 			mode = "";

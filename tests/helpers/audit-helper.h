@@ -47,16 +47,14 @@ static inline const char *helper_errno_name(int e)
 }
 
 /* Reports a step the kernel refused and exits with status. */
-_noreturn_ static inline void helper_refused(const char *name, const char *step,
-					     int e, int status)
+_noreturn_ static inline void helper_refused(const char *name, const char *step, int e, int status)
 {
 	printf("%s: %s=%s\n", name, step, helper_errno_name(e));
 	fflush(stdout);
 	exit(status);
 }
 
-_noreturn_ _printf_(2, 3) static inline void helper_die(const char *name,
-							const char *fmt, ...)
+_noreturn_ _printf_(2, 3) static inline void helper_die(const char *name, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -105,8 +103,7 @@ static inline void helper_copy_self(const char *name, int fd)
  * A file open for writing cannot be executed (ETXTBSY), so only a
  * read-only descriptor, reopened through /proc/self/fd, is kept.
  */
-_noreturn_ static inline void helper_exec_memfd(const char *name, int fd,
-						char *const argv[])
+_noreturn_ static inline void helper_exec_memfd(const char *name, int fd, char *const argv[])
 {
 	char path[64];
 	int ro;

@@ -32,8 +32,7 @@ int main(int argc, char *argv[])
 			held = true;
 		else {
 			fprintf(stderr,
-				"%s: unknown argument '%s': allowed are "
-				"--no-exec-seal, --once\n",
+				"%s: unknown argument '%s': allowed are --no-exec-seal, --once\n",
 				name, argv[i]);
 			return 2;
 		}
@@ -41,11 +40,9 @@ int main(int argc, char *argv[])
 	if (held) /* the copy, running from the memfd */
 		helper_hold(name, once);
 
-	fd = missing_memfd_create(name,
-				  MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+	fd = missing_memfd_create(name, MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
 	if (fd < 0)
-		helper_refused(name, "memfd_create", errno,
-			       EXIT_REFUSED_CREATE);
+		helper_refused(name, "memfd_create", errno, EXIT_REFUSED_CREATE);
 	helper_copy_self(name, fd);
 	seals = F_SEAL_SEAL | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE;
 	if (exec_seal) {

@@ -24,17 +24,14 @@ int main(int argc, char *argv[])
 		if (strcmp(argv[i], "--once") == 0) {
 			once = true;
 		} else {
-			fprintf(stderr,
-				"%s: unknown argument '%s': allowed is "
-				"--once\n",
-				name, argv[i]);
+			fprintf(stderr, "%s: unknown argument '%s': allowed is --once\n", name,
+				argv[i]);
 			return 2;
 		}
 	}
 	fd = missing_memfd_create(name, MFD_CLOEXEC);
 	if (fd < 0)
-		helper_refused(name, "memfd_create", errno,
-			       EXIT_REFUSED_CREATE);
+		helper_refused(name, "memfd_create", errno, EXIT_REFUSED_CREATE);
 	if (write(fd, "data", 4) != 4 || ftruncate(fd, page) < 0)
 		helper_die(name, "Failed to fill the memfd: %m");
 	p = mmap(NULL, (size_t)page, PROT_READ, MAP_SHARED, fd, 0);

@@ -56,23 +56,21 @@ static int attack_path(const char *path, const char *when)
 	if (fd >= 0) {
 		ssize_t n = write(fd, "PWNED", 5);
 
-		printf("attack: %s: open(O_WRONLY) %s succeeded, write %s\n",
-		       when, path, n == 5 ? "succeeded" : "failed");
+		printf("attack: %s: open(O_WRONLY) %s succeeded, write %s\n", when, path,
+		       n == 5 ? "succeeded" : "failed");
 		wrote |= n == 5;
 		/* For a sealed clone the write must fail; for an unlinked
 		 * tmpfile it may land, but only in the throwaway copy, which
 		 * the checksum of ORIGINAL proves. */
 		close(fd);
 	} else {
-		printf("attack: %s: open(O_WRONLY) %s: %s\n", when, path,
-		       strerror(errno));
+		printf("attack: %s: open(O_WRONLY) %s: %s\n", when, path, strerror(errno));
 	}
 	if (truncate(path, 0) == 0) {
 		printf("attack: %s: truncate %s succeeded\n", when, path);
 		wrote = 1;
 	} else {
-		printf("attack: %s: truncate %s: %s\n", when, path,
-		       strerror(errno));
+		printf("attack: %s: truncate %s: %s\n", when, path, strerror(errno));
 	}
 	return wrote;
 }
@@ -89,14 +87,12 @@ int main(int argc, char *argv[])
 	bool memfd = false;
 
 	if (argc < 4 || strcmp(argv[2], "--") != 0) {
-		fprintf(stderr,
-			"Usage: cbtest-attack ORIGINAL -- CMD [ARG...]\n");
+		fprintf(stderr, "Usage: cbtest-attack ORIGINAL -- CMD [ARG...]\n");
 		return 2;
 	}
 	r = checksum(argv[1], &before);
 	if (r < 0) {
-		fprintf(stderr, "cbtest-attack: Failed to read %s: %s\n",
-			argv[1], strerror(-r));
+		fprintf(stderr, "cbtest-attack: Failed to read %s: %s\n", argv[1], strerror(-r));
 		return 2;
 	}
 
@@ -110,8 +106,7 @@ int main(int argc, char *argv[])
 		return 2;
 	}
 	if (pid == 0) {
-		if (dup2(in[0], STDIN_FILENO) < 0 ||
-		    dup2(out[1], STDOUT_FILENO) < 0)
+		if (dup2(in[0], STDIN_FILENO) < 0 || dup2(out[1], STDOUT_FILENO) < 0)
 			_exit(127);
 		execvp(argv[3], argv + 3);
 		_exit(127);
@@ -146,11 +141,8 @@ int main(int argc, char *argv[])
 	while (fgets(line, sizeof(line), f))
 		fputs(line, stdout);
 	fclose(f);
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) != 0) {
-		printf("attack: FAIL target's own checks failed (status "
-		       "0x%x)\n",
-		       status);
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		printf("attack: FAIL target's own checks failed (status 0x%x)\n", status);
 		failures++;
 	}
 	if (hold >= 0) {
@@ -167,13 +159,11 @@ int main(int argc, char *argv[])
 
 	r = checksum(argv[1], &after);
 	if (r < 0 || after != before) {
-		printf("attack: FAIL %s changed (%016llx -> %016llx)\n",
-		       argv[1], (unsigned long long)before,
-		       (unsigned long long)after);
+		printf("attack: FAIL %s changed (%016llx -> %016llx)\n", argv[1],
+		       (unsigned long long)before, (unsigned long long)after);
 		failures++;
 	} else {
-		printf("attack: %s unchanged (%016llx)\n", argv[1],
-		       (unsigned long long)after);
+		printf("attack: %s unchanged (%016llx)\n", argv[1], (unsigned long long)after);
 	}
 	printf("attack: %s\n", failures ? "FAILED" : "defeated");
 	return failures ? 1 : 0;

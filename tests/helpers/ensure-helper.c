@@ -28,8 +28,7 @@
 /* The runtime's side: exec ourselves from our overlay clone as fd N. */
 static int launch(const char *how, char *argv[])
 {
-	struct cloned_binary_options o = {
-		.request = CLONED_BINARY_REQUEST_OVERLAY};
+	struct cloned_binary_options o = {.request = CLONED_BINARY_REQUEST_OVERLAY};
 	_cleanup_error_ struct mt_error *err = NULL;
 	enum cloned_binary_method m;
 	int self, fd = -EBADF, other, named;
@@ -37,8 +36,7 @@ static int launch(const char *how, char *argv[])
 
 	self = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
 	if (self < 0 || cloned_binary_clone(self, &o, &m, &fd, &err) < 0) {
-		printf("ensure-helper: no overlay here: %s\n",
-		       mt_error_message(err));
+		printf("ensure-helper: no overlay here: %s\n", mt_error_message(err));
 		return 77;
 	}
 	/* Both survive the exec, as runc's ExtraFiles do. */
@@ -75,8 +73,7 @@ int main(int argc, char *argv[])
 	if (m) {
 		r = cloned_binary_request_from_string(m);
 		if (r < 0) {
-			fprintf(stderr,
-				"ensure-helper: bad ENSURE_METHOD '%s'\n", m);
+			fprintf(stderr, "ensure-helper: bad ENSURE_METHOD '%s'\n", m);
 			return 2;
 		}
 		opts.request = r;
@@ -90,15 +87,12 @@ int main(int argc, char *argv[])
 	}
 
 	fd = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
-	printf("ensure-helper: sealed=%d argv=",
-	       cloned_binary_is_sealed(fd, &opts));
+	printf("ensure-helper: sealed=%d argv=", cloned_binary_is_sealed(fd, &opts));
 	for (int i = 1; i < argc; i++)
 		printf("%s%s", i > 1 ? "," : "", argv[i]);
-	printf(" reexec-marker=%s",
-	       getenv("_CLONED_BINARY_REEXEC") ? "set" : "unset");
+	printf(" reexec-marker=%s", getenv("_CLONED_BINARY_REEXEC") ? "set" : "unset");
 	if (given)
-		printf(" given-fd=%s",
-		       fcntl(atoi(given), F_GETFD) < 0 ? "closed" : "open");
+		printf(" given-fd=%s", fcntl(atoi(given), F_GETFD) < 0 ? "closed" : "open");
 	printf("\n");
 	return 0;
 }

@@ -15,14 +15,7 @@
 #include <fcntl.h>
 
 #if defined(__x86_64__)
-__asm__(".text\n"
-	".global _start\n"
-	"_start:\n"
-	"	xor %rbp, %rbp\n"
-	"	mov %rsp, %rdi\n"
-	"	and $-16, %rsp\n"
-	"	call payload_main\n"
-	"	hlt\n");
+__asm__(".text\n.global _start\n_start:\n	xor %rbp, %rbp\n	mov %rsp, %rdi\n	and $-16, %rsp\n	call payload_main\n	hlt\n");
 
 static long sys4(long nr, long a, long b, long c, long d)
 {
@@ -36,12 +29,7 @@ static long sys4(long nr, long a, long b, long c, long d)
 	return ret;
 }
 #elif defined(__aarch64__)
-__asm__(".text\n"
-	".global _start\n"
-	"_start:\n"
-	"	mov x0, sp\n"
-	"	bl payload_main\n"
-	"	brk #0\n");
+__asm__(".text\n.global _start\n_start:\n	mov x0, sp\n	bl payload_main\n	brk #0\n");
 
 static long sys4(long nr, long a, long b, long c, long d)
 {
@@ -51,10 +39,7 @@ static long sys4(long nr, long a, long b, long c, long d)
 	register long x2 __asm__("x2") = c;
 	register long x3 __asm__("x3") = d;
 
-	__asm__ volatile("svc #0"
-			 : "+r"(x0)
-			 : "r"(x8), "r"(x1), "r"(x2), "r"(x3)
-			 : "memory");
+	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
 	return x0;
 }
 #else

@@ -113,8 +113,7 @@ static void maybe_free(struct node *n)
 static fuse_ino_t find_linked(const char *name)
 {
 	for (fuse_ino_t i = ROOT_INO + 1; i < MAX_NODES; i++)
-		if (nodes[i].used && nodes[i].linked &&
-		    strcmp(nodes[i].name, name) == 0)
+		if (nodes[i].used && nodes[i].linked && strcmp(nodes[i].name, name) == 0)
 			return i;
 	return 0;
 }
@@ -161,8 +160,7 @@ static void evil_forget(fuse_req_t req, fuse_ino_t ino, uint64_t nlookup)
 	fuse_reply_none(req);
 }
 
-static void evil_getattr(fuse_req_t req, fuse_ino_t ino,
-			 struct fuse_file_info *fi)
+static void evil_getattr(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct node *n = get_node(ino);
 	struct stat st;
@@ -190,8 +188,8 @@ static int resize(struct node *n, size_t size)
 	return 0;
 }
 
-static void evil_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr,
-			 int to_set, struct fuse_file_info *fi)
+static void evil_setattr(fuse_req_t req, fuse_ino_t ino, struct stat *attr, int to_set,
+			 struct fuse_file_info *fi)
 {
 	struct node *n = get_node(ino);
 	struct stat st;
@@ -237,8 +235,7 @@ static void evil_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		if (i <= ROOT_INO || !nodes[i].used || !nodes[i].linked)
 			continue;
 		fill_stat(i, &nodes[i], &st);
-		len = fuse_add_direntry(req, buf + used, size - used,
-					nodes[i].name, &st, (off_t)i);
+		len = fuse_add_direntry(req, buf + used, size - used, nodes[i].name, &st, (off_t)i);
 		if (len > size - used)
 			break;
 		used += len;
@@ -246,8 +243,8 @@ static void evil_readdir(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 	fuse_reply_buf(req, buf, used);
 }
 
-static void evil_create(fuse_req_t req, fuse_ino_t parent, const char *name,
-			mode_t mode, struct fuse_file_info *fi)
+static void evil_create(fuse_req_t req, fuse_ino_t parent, const char *name, mode_t mode,
+			struct fuse_file_info *fi)
 {
 	fuse_ino_t ino = 0;
 	struct fuse_entry_param e = {};
@@ -294,8 +291,7 @@ static void evil_open(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 	fuse_reply_open(req, fi);
 }
 
-static void evil_release(fuse_req_t req, fuse_ino_t ino,
-			 struct fuse_file_info *fi)
+static void evil_release(fuse_req_t req, fuse_ino_t ino, struct fuse_file_info *fi)
 {
 	struct node *n = get_node(ino);
 
@@ -334,13 +330,12 @@ static void evil_read(fuse_req_t req, fuse_ino_t ino, size_t size, off_t off,
 		return;
 	}
 	if (start < src_size)
-		memcpy(buf, src + start,
-		       size < src_size - start ? size : src_size - start);
+		memcpy(buf, src + start, size < src_size - start ? size : src_size - start);
 	fuse_reply_buf(req, buf, size);
 }
 
-static void evil_write(fuse_req_t req, fuse_ino_t ino, const char *data,
-		       size_t size, off_t off, struct fuse_file_info *fi)
+static void evil_write(fuse_req_t req, fuse_ino_t ino, const char *data, size_t size, off_t off,
+		       struct fuse_file_info *fi)
 {
 	struct node *n = get_node(ino);
 	int r;
@@ -423,19 +418,18 @@ int main(int argc, char *argv[])
 	    fuse_parse_cmdline(&args, &opts) < 0)
 		return 2;
 	if (opts.show_help || !opts.mountpoint || !cfg.payload_path) {
-		fprintf(stderr, "Usage: evilfs --payload=FILE [--claim-root] "
-				"[--direct-io] [-f] [-o OPT] MOUNTPOINT\n");
+		fprintf(stderr,
+			"Usage: evilfs --payload=FILE [--claim-root] [--direct-io] [-f] [-o OPT] MOUNTPOINT\n");
 		return opts.show_help ? 0 : 2;
 	}
 	r = load_payload(cfg.payload_path);
 	if (r < 0) {
-		fprintf(stderr, "evilfs: Failed to read payload %s: %s\n",
-			cfg.payload_path, strerror(-r));
+		fprintf(stderr, "evilfs: Failed to read payload %s: %s\n", cfg.payload_path,
+			strerror(-r));
 		return 2;
 	}
 	if (stat(opts.mountpoint, &mst) < 0) {
-		fprintf(stderr, "evilfs: Failed to stat mountpoint %s: %m\n",
-			opts.mountpoint);
+		fprintf(stderr, "evilfs: Failed to stat mountpoint %s: %m\n", opts.mountpoint);
 		return 2;
 	}
 	cfg.uid = cfg.claim_root ? 0 : mst.st_uid;

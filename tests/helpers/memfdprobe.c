@@ -57,9 +57,8 @@ static int report_fd(const char *mode, int fd)
 		fprintf(stderr, "memfdprobe: Failed to get seals: %m\n");
 		return 1;
 	}
-	printf("memfdprobe: flags=%s result=ok mode=%04o seals=0x%x "
-	       "exec_seal=%s\n",
-	       mode, (unsigned)(st.st_mode & 07777), (unsigned)seals,
+	printf("memfdprobe: flags=%s result=ok mode=%04o seals=0x%x exec_seal=%s\n", mode,
+	       (unsigned)(st.st_mode & 07777), (unsigned)seals,
 	       (seals & F_SEAL_EXEC) ? "yes" : "no");
 	return 0;
 }
@@ -74,11 +73,9 @@ static int exec_run(void)
 	pid_t pid;
 	off_t off = 0;
 
-	fd = missing_memfd_create("memfdprobe",
-				  MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
+	fd = missing_memfd_create("memfdprobe", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
 	if (fd < 0) {
-		printf("memfdprobe: flags=exec-run result=%s\n",
-		       errno_name(errno));
+		printf("memfdprobe: flags=exec-run result=%s\n", errno_name(errno));
 		return 0;
 	}
 	src = open("/bin/true", O_RDONLY | O_CLOEXEC);
@@ -125,16 +122,14 @@ static int exec_run(void)
 		printf("memfdprobe: flags=exec-run result=ok exec=%s\n",
 		       errno_name(WEXITSTATUS(status) - 100));
 	else
-		printf("memfdprobe: flags=exec-run result=ok exec=status:%d\n",
-		       status);
+		printf("memfdprobe: flags=exec-run result=ok exec=status:%d\n", status);
 	return 0;
 }
 
 static int print_level(void)
 {
 	char buf[16] = {};
-	_cleanup_close_ int fd =
-		open("/proc/sys/vm/memfd_noexec", O_RDONLY | O_CLOEXEC);
+	_cleanup_close_ int fd = open("/proc/sys/vm/memfd_noexec", O_RDONLY | O_CLOEXEC);
 	ssize_t n;
 
 	if (fd < 0) {
@@ -158,8 +153,7 @@ int main(int argc, char *argv[])
 	const char *mode;
 
 	if (argc != 2) {
-		fprintf(stderr, "usage: memfdprobe "
-				"none|exec|noexec-seal|exec-run|level\n");
+		fprintf(stderr, "usage: memfdprobe none|exec|noexec-seal|exec-run|level\n");
 		return 2;
 	}
 	mode = argv[1];
@@ -173,16 +167,14 @@ int main(int argc, char *argv[])
 		flags |= MFD_NOEXEC_SEAL;
 	else if (strcmp(mode, "none") != 0) {
 		fprintf(stderr,
-			"memfdprobe: unknown mode '%s': allowed are "
-			"none, exec, noexec-seal, exec-run, level\n",
+			"memfdprobe: unknown mode '%s': allowed are none, exec, noexec-seal, exec-run, level\n",
 			mode);
 		return 2;
 	}
 
 	fd = missing_memfd_create("memfdprobe", flags);
 	if (fd < 0) {
-		printf("memfdprobe: flags=%s result=%s\n", mode,
-		       errno_name(errno));
+		printf("memfdprobe: flags=%s result=%s\n", mode, errno_name(errno));
 		return 0;
 	}
 	return report_fd(mode, fd);

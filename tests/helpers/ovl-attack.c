@@ -76,9 +76,7 @@ static void try_setattr(int fd)
 	struct attr a = {.attr_clr = MOUNT_ATTR_RDONLY};
 
 	try_write("mount_setattr(clear RDONLY)",
-		  syscall(__NR_mount_setattr, fd, "", AT_EMPTY_PATH, &a,
-			  sizeof(a)),
-		  fd);
+		  syscall(__NR_mount_setattr, fd, "", AT_EMPTY_PATH, &a, sizeof(a)), fd);
 }
 
 static void try_reconfigure(int fd)
@@ -86,15 +84,12 @@ static void try_reconfigure(int fd)
 	_cleanup_close_ int fs = -EBADF;
 	long r;
 
-	fs = (int)syscall(__NR_fspick, fd, "",
-			  FSPICK_EMPTY_PATH | FSPICK_CLOEXEC);
+	fs = (int)syscall(__NR_fspick, fd, "", FSPICK_EMPTY_PATH | FSPICK_CLOEXEC);
 	r = fs;
 	if (fs >= 0)
-		r = syscall(__NR_fsconfig, fs, FSCONFIG_SET_FLAG, "rw", NULL,
-			    0);
+		r = syscall(__NR_fsconfig, fs, FSCONFIG_SET_FLAG, "rw", NULL, 0);
 	if (r >= 0)
-		r = syscall(__NR_fsconfig, fs, FSCONFIG_CMD_RECONFIGURE, NULL,
-			    NULL, 0);
+		r = syscall(__NR_fsconfig, fs, FSCONFIG_CMD_RECONFIGURE, NULL, NULL, 0);
 	try_write("fspick + reconfigure rw", r, fd);
 }
 
@@ -105,8 +100,8 @@ static void try_remount(int fd)
 	(void)snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	try_write("remount,bind rw through /proc/self/fd",
 		  mount(NULL, proc, NULL, MS_REMOUNT | MS_BIND, NULL), fd);
-	try_write("remount rw through /proc/self/fd",
-		  mount(NULL, proc, NULL, MS_REMOUNT, NULL), fd);
+	try_write("remount rw through /proc/self/fd", mount(NULL, proc, NULL, MS_REMOUNT, NULL),
+		  fd);
 }
 
 /* A clone of the mount (a bind of the file itself), made writable. */
@@ -116,12 +111,10 @@ static void try_clone(int fd)
 	struct attr a = {.attr_clr = MOUNT_ATTR_RDONLY};
 	long r;
 
-	tree = (int)syscall(__NR_open_tree, fd, "",
-			    OPEN_TREE_CLONE | AT_EMPTY_PATH | O_CLOEXEC);
+	tree = (int)syscall(__NR_open_tree, fd, "", OPEN_TREE_CLONE | AT_EMPTY_PATH | O_CLOEXEC);
 	r = tree;
 	if (tree >= 0)
-		r = syscall(__NR_mount_setattr, tree, "", AT_EMPTY_PATH, &a,
-			    sizeof(a));
+		r = syscall(__NR_mount_setattr, tree, "", AT_EMPTY_PATH, &a, sizeof(a));
 	try_write("open_tree clone made rw", r, tree >= 0 ? tree : fd);
 }
 

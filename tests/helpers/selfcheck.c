@@ -50,8 +50,8 @@ static int failures;
  * copies, is a leak.  With strict, every fd above 2 that was not allowed
  * counts (for callers that close everything else first).
  */
-static void check_no_leaked_fds(const struct stat *exe, bool strict,
-				const int *allowed, size_t n_allowed)
+static void check_no_leaked_fds(const struct stat *exe, bool strict, const int *allowed,
+				size_t n_allowed)
 {
 	DIR *d = opendir("/proc/self/fd");
 	struct dirent *de;
@@ -77,8 +77,7 @@ static void check_no_leaked_fds(const struct stat *exe, bool strict,
 			continue;
 		(void)snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 		(void)!readlink(path, target, sizeof(target) - 1);
-		if (fstat(fd, &st) == 0 && st.st_dev == exe->st_dev &&
-		    st.st_ino == exe->st_ino)
+		if (fstat(fd, &st) == 0 && st.st_dev == exe->st_dev && st.st_ino == exe->st_ino)
 			FAIL("leaked fd %d -> %s is our own image", fd, target);
 		else if (strstr(target, "cloned_binary"))
 			FAIL("leaked fd %d -> %s is a loader copy", fd, target);
@@ -99,8 +98,7 @@ static bool on_detached_overlay(int fd)
 	ssize_t n;
 	bool attached = false;
 
-	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != 0x794c7630 ||
-	    !(sfs.f_flags & ST_RDONLY))
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != 0x794c7630 || !(sfs.f_flags & ST_RDONLY))
 		return false;
 	(void)snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	w = open(path, O_WRONLY | O_CLOEXEC);
@@ -147,8 +145,7 @@ static void expect_same(int fd, const char *path)
 		ssize_t m = pread(orig, b, sizeof(b), off);
 
 		if (n < 0 || m < 0 || n != m || memcmp(a, b, (size_t)n) != 0) {
-			FAIL("our image differs from %s at offset %lld", path,
-			     (long long)off);
+			FAIL("our image differs from %s at offset %lld", path, (long long)off);
 			break;
 		}
 		if (n == 0)
@@ -171,14 +168,13 @@ static void fail_open_write(const char *path, int flags, const char *what)
 
 int main(int argc, char *argv[])
 {
-	static const struct option options[] = {
-		{"expect-method", required_argument, NULL, 'm'},
-		{"expect-seals", required_argument, NULL, 's'},
-		{"expect-same", required_argument, NULL, 'c'},
-		{"allow-fd", required_argument, NULL, 'a'},
-		{"hold", no_argument, NULL, 'H'},
-		{"strict-fds", no_argument, NULL, 'S'},
-		{}};
+	static const struct option options[] = {{"expect-method", required_argument, NULL, 'm'},
+						{"expect-seals", required_argument, NULL, 's'},
+						{"expect-same", required_argument, NULL, 'c'},
+						{"allow-fd", required_argument, NULL, 'a'},
+						{"hold", no_argument, NULL, 'H'},
+						{"strict-fds", no_argument, NULL, 'S'},
+						{}};
 	const char *expect_method = NULL, *expect_file = NULL, *method;
 	unsigned long expect_seals = 0;
 	int allowed[16];
@@ -240,26 +236,21 @@ int main(int argc, char *argv[])
 	else
 		method = "none";
 
-	printf("selfcheck: exe=%s seals=0x%x mode=0%o nlink=%lu method=%s\n",
-	       link, seals < 0 ? 0 : seals, (unsigned)(st.st_mode & 07777),
-	       (unsigned long)st.st_nlink, method);
+	printf("selfcheck: exe=%s seals=0x%x mode=0%o nlink=%lu method=%s\n", link,
+	       seals < 0 ? 0 : seals, (unsigned)(st.st_mode & 07777), (unsigned long)st.st_nlink,
+	       method);
 
 	if (strcmp(method, "none") == 0)
 		FAIL("not a sealed clone (seals=%d nlink=%lu mode=0%o)", seals,
-		     (unsigned long)st.st_nlink,
-		     (unsigned)(st.st_mode & 07777));
+		     (unsigned long)st.st_nlink, (unsigned)(st.st_mode & 07777));
 	if (expect_method) {
-		const char *want = strcmp(expect_method, "mkostemp") == 0
-					   ? "tmpfile"
-					   : expect_method;
+		const char *want =
+			strcmp(expect_method, "mkostemp") == 0 ? "tmpfile" : expect_method;
 		if (strcmp(want, method) != 0)
-			FAIL("method is %s, expected %s", method,
-			     expect_method);
+			FAIL("method is %s, expected %s", method, expect_method);
 	}
-	if (expect_seals && (seals < 0 || ((unsigned long)seals &
-					   expect_seals) != expect_seals))
-		FAIL("seals 0x%x lack 0x%lx", seals < 0 ? 0 : seals,
-		     expect_seals);
+	if (expect_seals && (seals < 0 || ((unsigned long)seals & expect_seals) != expect_seals))
+		FAIL("seals 0x%x lack 0x%lx", seals < 0 ? 0 : seals, expect_seals);
 	if ((st.st_mode & 0111) == 0)
 		FAIL("mode 0%o has no x bits", (unsigned)(st.st_mode & 07777));
 	if (expect_file)
@@ -268,8 +259,7 @@ int main(int argc, char *argv[])
 	/* Writes through every path we have. */
 	fail_open_write("/proc/self/exe", O_WRONLY, "open(O_WRONLY)");
 	fail_open_write("/proc/self/exe", O_RDWR, "open(O_RDWR)");
-	fail_open_write("/proc/self/exe", O_WRONLY | O_APPEND,
-			"open(O_APPEND)");
+	fail_open_write("/proc/self/exe", O_WRONLY | O_APPEND, "open(O_APPEND)");
 	if (truncate("/proc/self/exe", 0) == 0)
 		FAIL("truncate of /proc/self/exe succeeded");
 	if (write(fd, "x", 1) >= 0)
@@ -277,11 +267,9 @@ int main(int argc, char *argv[])
 	if (ftruncate(fd, 0) == 0)
 		FAIL("ftruncate of /proc/self/exe succeeded");
 	{
-		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED,
-			       fd, 0);
+		void *p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
 		if (p != MAP_FAILED) {
-			FAIL("shared writable mmap of /proc/self/exe "
-			     "succeeded");
+			FAIL("shared writable mmap of /proc/self/exe succeeded");
 			munmap(p, 4096);
 		}
 	}
@@ -292,17 +280,12 @@ int main(int argc, char *argv[])
 		mode_t mode = st.st_mode & 07777;
 
 		if (chmod("/proc/self/exe", mode & ~0111) == 0)
-			FAIL("chmod clearing x bits succeeded despite "
-			     "F_SEAL_EXEC");
+			FAIL("chmod clearing x bits succeeded despite F_SEAL_EXEC");
 		if (chmod("/proc/self/exe", mode ^ 0001) == 0)
-			FAIL("chmod flipping o+x succeeded despite "
-			     "F_SEAL_EXEC");
+			FAIL("chmod flipping o+x succeeded despite F_SEAL_EXEC");
 	} else if (chmod("/proc/self/exe", 0777) == 0) {
-		printf("selfcheck: note: chmod allowed (no F_SEAL_EXEC with "
-		       "%s)\n",
-		       method);
-		fail_open_write("/proc/self/exe", O_RDWR,
-				"open(O_RDWR) after chmod 0777");
+		printf("selfcheck: note: chmod allowed (no F_SEAL_EXEC with %s)\n", method);
+		fail_open_write("/proc/self/exe", O_RDWR, "open(O_RDWR) after chmod 0777");
 		(void)chmod("/proc/self/exe", st.st_mode & 07777);
 	}
 
@@ -317,7 +300,6 @@ int main(int argc, char *argv[])
 			;
 	}
 
-	printf("selfcheck: %s (%d failures)\n", failures ? "FAILED" : "ok",
-	       failures);
+	printf("selfcheck: %s (%d failures)\n", failures ? "FAILED" : "ok", failures);
 	return failures ? 1 : 0;
 }

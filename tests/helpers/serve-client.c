@@ -218,8 +218,7 @@ int main(int argc, char *argv[])
 			c.len = parse_hex(optarg, c.msg, sizeof(c.msg));
 			break;
 		case 'p':
-			add_fd(&c, missing_pidfd_open(atoi(optarg), 0),
-			       "pidfd_open");
+			add_fd(&c, missing_pidfd_open(atoi(optarg), 0), "pidfd_open");
 			break;
 		case 'f':
 			add_fd(&c, open(optarg, O_RDONLY | O_CLOEXEC), optarg);
@@ -239,16 +238,13 @@ int main(int argc, char *argv[])
 		case 'n':
 			c.count = atoi(optarg);
 			if (c.count < 1 || c.count > MAX_CONNS) {
-				fprintf(stderr, "serve-client: -n 1..%d\n",
-					MAX_CONNS);
+				fprintf(stderr, "serve-client: -n 1..%d\n", MAX_CONNS);
 				return 2;
 			}
 			break;
 		default:
 			fprintf(stderr,
-				"usage: serve-client [-m TEXT | -x HEX] "
-				"[-p PID]... [-f PATH]... [-e] [-s] "
-				"[-u] [-q] [-n N] SOCKET\n");
+				"usage: serve-client [-m TEXT | -x HEX] [-p PID]... [-f PATH]... [-e] [-s] [-u] [-q] [-n N] SOCKET\n");
 			return 2;
 		}
 	}

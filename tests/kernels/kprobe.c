@@ -86,8 +86,8 @@ static int sys_fsopen(const char *fsname, unsigned int flags)
 	return (int)syscall(SYS_fsopen, fsname, flags);
 }
 
-static int sys_execveat(int dirfd, const char *path, char *const argv[],
-			char *const envp[], int flags)
+static int sys_execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+			int flags)
 {
 	return (int)syscall(SYS_execveat, dirfd, path, argv, envp, flags);
 }
@@ -100,8 +100,7 @@ static const char *errname(int e)
 	return name ? name : "E?";
 }
 
-static void out(const char *name, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
+static void out(const char *name, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void out(const char *name, const char *fmt, ...)
 {
 	va_list ap;
@@ -153,8 +152,7 @@ static void probe_memfd(void)
 		int seals;
 
 		if (fstat(fd, &st) == 0)
-			out("memfd_default_mode", "0%03o",
-			    (unsigned)(st.st_mode & 07777));
+			out("memfd_default_mode", "0%03o", (unsigned)(st.st_mode & 07777));
 		seals = fcntl(fd, F_GET_SEALS);
 		out("memfd_default_seals", "0x%x", seals < 0 ? 0 : seals);
 		if (fcntl(fd, F_ADD_SEALS, F_SEAL_EXEC) == 0)
@@ -177,8 +175,7 @@ static void probe_sysctl(void)
 
 	fd = open("/proc/sys/vm/memfd_noexec", O_RDONLY | O_CLOEXEC);
 	if (fd < 0) {
-		out("memfd_noexec", "%s",
-		    errno == ENOENT ? "absent" : errname(errno));
+		out("memfd_noexec", "%s", errno == ENOENT ? "absent" : errname(errno));
 		return;
 	}
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -201,8 +198,7 @@ static void probe_o_tmpfile(const char *dir)
 		out("o_tmpfile", "yes");
 	} else {
 		out("o_tmpfile", "%s",
-		    errno == EISDIR || errno == EOPNOTSUPP ? "no"
-							   : errname(errno));
+		    errno == EISDIR || errno == EOPNOTSUPP ? "no" : errname(errno));
 	}
 }
 
@@ -254,8 +250,7 @@ static void probe_userns(void)
 	if (!WIFEXITED(status))
 		out("userns", "unknown (status 0x%x)", status);
 	else
-		out("userns", "%s",
-		    WEXITSTATUS(status) ? errname(WEXITSTATUS(status)) : "yes");
+		out("userns", "%s", WEXITSTATUS(status) ? errname(WEXITSTATUS(status)) : "yes");
 }
 
 /* Copy /proc/self/exe into a memfd and execveat() it with --ping. */
@@ -307,8 +302,7 @@ static void probe_memfd_execveat(void)
 	if (WIFEXITED(status) && WEXITSTATUS(status) == 42)
 		out("memfd_execveat", "yes");
 	else if (WIFEXITED(status) && WEXITSTATUS(status) >= 100)
-		out("memfd_execveat", "no (execveat errno %d)",
-		    WEXITSTATUS(status) - 100);
+		out("memfd_execveat", "no (execveat errno %d)", WEXITSTATUS(status) - 100);
 	else
 		out("memfd_execveat", "no (status 0x%x)", status);
 }
@@ -327,8 +321,7 @@ static int on_detached_overlay(int fd)
 	ssize_t n;
 	FILE *f;
 
-	if (fstatfs(fd, &sfs) < 0 ||
-	    (unsigned long)sfs.f_type != OVERLAYFS_SUPER_MAGIC ||
+	if (fstatfs(fd, &sfs) < 0 || (unsigned long)sfs.f_type != OVERLAYFS_SUPER_MAGIC ||
 	    !(sfs.f_flags & ST_RDONLY))
 		return 0;
 	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
@@ -370,8 +363,7 @@ static int self_check(void)
 
 	d = opendir("/proc/self/fd");
 	if (!d) {
-		printf("kprobe-self: FAIL opendir /proc/self/fd: %s\n",
-		       errname(errno));
+		printf("kprobe-self: FAIL opendir /proc/self/fd: %s\n", errname(errno));
 		return 1;
 	}
 	while ((de = readdir(d))) {
@@ -398,16 +390,14 @@ static int self_check(void)
 	}
 	seals = fcntl(fd, F_GET_SEALS);
 	overlay = on_detached_overlay(fd);
-	printf("kprobe-self: exe=%s nlink=%lu mode=0%03o seals=%s0x%x%s\n",
-	       link, (unsigned long)st.st_nlink, (unsigned)(st.st_mode & 07777),
-	       seals < 0 ? "none/" : "", seals < 0 ? 0 : seals,
-	       overlay ? " detached-overlay" : "");
+	printf("kprobe-self: exe=%s nlink=%lu mode=0%03o seals=%s0x%x%s\n", link,
+	       (unsigned long)st.st_nlink, (unsigned)(st.st_mode & 07777), seals < 0 ? "none/" : "",
+	       seals < 0 ? 0 : seals, overlay ? " detached-overlay" : "");
 	if (overlay) {
 		/* the file itself, unchanged, on a mount nobody can write */
 	} else if (strncmp(link, "/memfd:", 7) == 0) {
 		if (seals < 0 || (seals & NEED_SEALS) != NEED_SEALS) {
-			printf("kprobe-self: FAIL memfd seals 0x%x lack 0x%x\n",
-			       seals, NEED_SEALS);
+			printf("kprobe-self: FAIL memfd seals 0x%x lack 0x%x\n", seals, NEED_SEALS);
 			bad = 1;
 		}
 	} else if (st.st_nlink != 0 || (st.st_mode & 0222)) {
@@ -433,8 +423,7 @@ int main(int argc, char **argv)
 	}
 	probe_memfd();
 	probe_sysctl();
-	probe_o_tmpfile(getenv("KPROBE_TMPDIR") ? getenv("KPROBE_TMPDIR")
-						: "/tmp");
+	probe_o_tmpfile(getenv("KPROBE_TMPDIR") ? getenv("KPROBE_TMPDIR") : "/tmp");
 	probe_execveat();
 	probe_memfd_execveat();
 	probe_fsopen();

@@ -136,12 +136,10 @@ static void fail_ftruncate(int fd)
 	if (fstat(fd, &st) < 0)
 		die("fstat: %m");
 	if (ftruncate(fd, 0) == 0 || errno != EPERM)
-		die("shrinking ftruncate: %s",
-		    errno ? strerror(errno) : "succeeded");
+		die("shrinking ftruncate: %s", errno ? strerror(errno) : "succeeded");
 	errno = 0;
 	if (ftruncate(fd, st.st_size + 4096) == 0 || errno != EPERM)
-		die("growing ftruncate: %s",
-		    errno ? strerror(errno) : "succeeded");
+		die("growing ftruncate: %s", errno ? strerror(errno) : "succeeded");
 }
 
 static void fail_mmap_shared_writable(int fd)
@@ -167,8 +165,7 @@ static void fail_chmod_x(int fd)
 static void fail_add_seals(int fd)
 {
 	if (fcntl(fd, F_ADD_SEALS, F_SEAL_FUTURE_WRITE) == 0 || errno != EPERM)
-		die("F_ADD_SEALS after F_SEAL_SEAL: %s",
-		    errno ? strerror(errno) : "succeeded");
+		die("F_ADD_SEALS after F_SEAL_SEAL: %s", errno ? strerror(errno) : "succeeded");
 }
 
 /* The copy must be byte-identical to the source. */
@@ -190,8 +187,7 @@ static void assert_same_content(int fd, int src)
 		if (n < 0 || m < 0)
 			die("pread: %m");
 		if (n != m || memcmp(a, b, (size_t)n) != 0)
-			die("copy differs from source at offset %lld",
-			    (long long)off);
+			die("copy differs from source at offset %lld", (long long)off);
 		if (n == 0)
 			return;
 		off += n;
@@ -221,8 +217,7 @@ static int count_entries(const char *dir)
 	if (!d)
 		die("opendir %s: %m", dir);
 	while ((de = readdir(d)))
-		n += strcmp(de->d_name, ".") != 0 &&
-		     strcmp(de->d_name, "..") != 0;
+		n += strcmp(de->d_name, ".") != 0 && strcmp(de->d_name, "..") != 0;
 	closedir(d);
 	return n;
 }
@@ -265,10 +260,8 @@ static void enter_level(int level)
 	}
 	/* A /proc of our own namespace, so that getpid()-based /proc paths
 	 * (as LeakSanitizer uses) resolve to us and not to the host's pid 1. */
-	if (unshare(CLONE_NEWNS) < 0 ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
-	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC,
-		  NULL) < 0)
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
 		die("mount a private /proc: %m");
 	fd = open("/proc/sys/vm/memfd_noexec", O_WRONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -278,15 +271,13 @@ static void enter_level(int level)
 		die("set vm.memfd_noexec=%d in child namespace: %m", level);
 	close(fd);
 	if (mt_memfd_noexec_read() != level)
-		die("mt_memfd_noexec_read() = %d, expected %d",
-		    mt_memfd_noexec_read(), level);
+		die("mt_memfd_noexec_read() = %d, expected %d", mt_memfd_noexec_read(), level);
 }
 
 static void emulate(const char *profiles, const char *fail_spec)
 {
 	const char *specs[1] = {fail_spec};
-	int r = fakekernel_load(profiles ? profiles : "", specs,
-				fail_spec ? 1 : 0);
+	int r = fakekernel_load(profiles ? profiles : "", specs, fail_spec ? 1 : 0);
 
 	if (r < 0)
 		die("fakekernel_load(%s, %s): %s", profiles ? profiles : "",
@@ -338,8 +329,7 @@ static int must_clone(enum cloned_binary_request req, const char *tmpdir,
 	return fd;
 }
 
-static void must_fail_clone(enum cloned_binary_request req, int want,
-			    const char *msg_part)
+static void must_fail_clone(enum cloned_binary_request req, int want, const char *msg_part)
 {
 	int before = count_fds(), fd = -EBADF, r;
 
@@ -348,8 +338,7 @@ static void must_fail_clone(enum cloned_binary_request req, int want,
 		die("cloned_binary_clone = %d (%s), expected %d (%s)", r,
 		    r < 0 ? strerror(-r) : "success", want, strerror(-want));
 	if (count_fds() != before)
-		die("fd leaked on failure: %d before, %d after", before,
-		    count_fds());
+		die("fd leaked on failure: %d before, %d after", before, count_fds());
 	if (msg_part && !strstr(last_error(), msg_part))
 		die("last error '%s' lacks '%s'", last_error(), msg_part);
 }
@@ -373,8 +362,7 @@ static void check_tmpfile_copy(int fd)
 	assert_is_sealed(fd, 1);
 	/* O_PATH: no data access through this fd at all. */
 	if (pwrite(fd, "x", 1, 0) >= 0 || errno != EBADF)
-		die("pwrite through the O_PATH fd: %s",
-		    errno ? strerror(errno) : "succeeded");
+		die("pwrite through the O_PATH fd: %s", errno ? strerror(errno) : "succeeded");
 	if (fcntl(fd, F_GETFL) < 0 || !(fcntl(fd, F_GETFL) & O_PATH))
 		die("tmpfile copy is not an O_PATH fd");
 }
@@ -385,38 +373,37 @@ static void check_tmpfile_copy(int fd)
 static void case_memfd_exec_level0(void)
 {
 	enter_level(0);
-	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
-					    CLONED_BINARY_METHOD_MEMFD_EXEC);
+	_cleanup_close_ int fd =
+		must_clone(CLONED_BINARY_REQUEST_AUTO, NULL, CLONED_BINARY_METHOD_MEMFD_EXEC);
 	check_memfd_exec_copy(fd);
 }
 
 static void case_memfd_exec_level1(void)
 {
 	enter_level(1);
-	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
-					    CLONED_BINARY_METHOD_MEMFD_EXEC);
+	_cleanup_close_ int fd =
+		must_clone(CLONED_BINARY_REQUEST_AUTO, NULL, CLONED_BINARY_METHOD_MEMFD_EXEC);
 	check_memfd_exec_copy(fd);
 }
 
 static void case_level2_falls_back(void)
 {
 	enter_level(2);
-	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
-					    CLONED_BINARY_METHOD_TMPFILE);
+	_cleanup_close_ int fd =
+		must_clone(CLONED_BINARY_REQUEST_AUTO, NULL, CLONED_BINARY_METHOD_TMPFILE);
 	check_tmpfile_copy(fd);
 }
 
 static void case_level2_memfd_only_fails(void)
 {
 	enter_level(2);
-	must_fail_clone(CLONED_BINARY_REQUEST_MEMFD, -EACCES,
-			"vm.memfd_noexec=2");
+	must_fail_clone(CLONED_BINARY_REQUEST_MEMFD, -EACCES, "vm.memfd_noexec=2");
 }
 
 static void case_request_tmpfile(void)
 {
-	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_TMPFILE, NULL,
-					    CLONED_BINARY_METHOD_TMPFILE);
+	_cleanup_close_ int fd =
+		must_clone(CLONED_BINARY_REQUEST_TMPFILE, NULL, CLONED_BINARY_METHOD_TMPFILE);
 	check_tmpfile_copy(fd);
 }
 
@@ -428,13 +415,11 @@ static void case_tmpdir_noexec_refused(void)
 	int fd = -EBADF, r;
 
 	require_root();
-	if (unshare(CLONE_NEWNS) < 0 ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		skip("private mount namespace");
 	(void)mkdir("/tmp/cbtest-noexec", 0700);
 	(void)mkdir("/tmp/cbtest-exec", 0700);
-	if (mount("tmpfs", "/tmp/cbtest-noexec", "tmpfs", MS_NOEXEC, NULL) <
-		    0 ||
+	if (mount("tmpfs", "/tmp/cbtest-noexec", "tmpfs", MS_NOEXEC, NULL) < 0 ||
 	    mount("tmpfs", "/tmp/cbtest-exec", "tmpfs", 0, NULL) < 0)
 		die("mount tmpfs: %m");
 
@@ -442,8 +427,7 @@ static void case_tmpdir_noexec_refused(void)
 	opts.tmpdir = "/tmp/cbtest-noexec";
 	r = cloned_binary_clone(src, &opts, &m, &fd, &last_err);
 	if (r != -EROFS || !strstr(last_error(), "mounted noexec"))
-		die("clone into noexec dir = %d (%s), expected -EROFS", r,
-		    last_error());
+		die("clone into noexec dir = %d (%s), expected -EROFS", r, last_error());
 
 	opts.tmpdir = "/tmp/cbtest-exec";
 	r = cloned_binary_clone(src, &opts, &m, &fd, &last_err);
@@ -466,10 +450,10 @@ static void case_emul_61(void)
 	emulate("6.1", NULL);
 	mt_features_probe(&f);
 	if (!f.memfd_create || f.mfd_exec || f.seal_exec)
-		die("probe under 6.1: memfd_create=%d mfd_exec=%d seal_exec=%d",
-		    f.memfd_create, f.mfd_exec, f.seal_exec);
-	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
-					    CLONED_BINARY_METHOD_MEMFD);
+		die("probe under 6.1: memfd_create=%d mfd_exec=%d seal_exec=%d", f.memfd_create,
+		    f.mfd_exec, f.seal_exec);
+	_cleanup_close_ int fd =
+		must_clone(CLONED_BINARY_REQUEST_AUTO, NULL, CLONED_BINARY_METHOD_MEMFD);
 	assert_seals(fd, CLONED_BINARY_MEMFD_SEALS);
 	assert_no_seal(fd, F_SEAL_EXEC);
 	assert_mode(fd, 0555);
@@ -487,8 +471,8 @@ static void case_emul_nomemfd(void)
 	mt_features_probe(&f);
 	if (f.memfd_create)
 		die("probe under nomemfd says memfd_create exists");
-	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
-					    CLONED_BINARY_METHOD_TMPFILE);
+	_cleanup_close_ int fd =
+		must_clone(CLONED_BINARY_REQUEST_AUTO, NULL, CLONED_BINARY_METHOD_TMPFILE);
 	check_tmpfile_copy(fd);
 	must_fail_clone(CLONED_BINARY_REQUEST_MEMFD, -ENOSYS, "memfd");
 }
@@ -496,8 +480,8 @@ static void case_emul_nomemfd(void)
 static void case_emul_nomemfd_notmpfile(void)
 {
 	emulate("nomemfd,notmpfile", NULL);
-	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, "/tmp",
-					    CLONED_BINARY_METHOD_MKOSTEMP);
+	_cleanup_close_ int fd =
+		must_clone(CLONED_BINARY_REQUEST_AUTO, "/tmp", CLONED_BINARY_METHOD_MKOSTEMP);
 	check_tmpfile_copy(fd);
 	{
 		/* No name may remain after the unlink. */
@@ -522,8 +506,8 @@ static void case_mfd_exec_einval_retry(void)
 	if (!f.mfd_exec)
 		skip("kernel without MFD_EXEC");
 	emulate(NULL, "memfd_create[1&0x10==0x10]=EINVAL");
-	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
-					    CLONED_BINARY_METHOD_MEMFD);
+	_cleanup_close_ int fd =
+		must_clone(CLONED_BINARY_REQUEST_AUTO, NULL, CLONED_BINARY_METHOD_MEMFD);
 	assert_seals(fd, CLONED_BINARY_MEMFD_SEALS);
 	assert_mode(fd, 0555);
 }
@@ -536,8 +520,8 @@ static void case_seal_exec_einval(void)
 	if (!f.seal_exec)
 		skip("kernel without F_SEAL_EXEC");
 	emulate(NULL, "fcntl[1&0xffffffff==1033,2&0x20==0x20]=EINVAL");
-	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
-					    CLONED_BINARY_METHOD_MEMFD);
+	_cleanup_close_ int fd =
+		must_clone(CLONED_BINARY_REQUEST_AUTO, NULL, CLONED_BINARY_METHOD_MEMFD);
 	assert_seals(fd, CLONED_BINARY_MEMFD_SEALS);
 	assert_no_seal(fd, F_SEAL_EXEC);
 }
@@ -563,8 +547,8 @@ static void case_copy_fallbacks(void)
 {
 	mt_features_probe(&(struct mt_features){});
 	emulate(NULL, "sendfile=EINVAL");
-	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
-					    CLONED_BINARY_METHOD_MEMFD_EXEC);
+	_cleanup_close_ int fd =
+		must_clone(CLONED_BINARY_REQUEST_AUTO, NULL, CLONED_BINARY_METHOD_MEMFD_EXEC);
 	check_memfd_exec_copy(fd);
 	emulate(NULL, "write=EIO");
 	must_fail_clone(CLONED_BINARY_REQUEST_AUTO, -EIO, "copy the binary");
@@ -574,8 +558,8 @@ static void case_memfd_eacces_falls_back(void)
 {
 	mt_features_probe(&(struct mt_features){});
 	emulate(NULL, "memfd_create=EACCES");
-	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
-					    CLONED_BINARY_METHOD_TMPFILE);
+	_cleanup_close_ int fd =
+		must_clone(CLONED_BINARY_REQUEST_AUTO, NULL, CLONED_BINARY_METHOD_TMPFILE);
 	check_tmpfile_copy(fd);
 }
 
@@ -629,8 +613,7 @@ static void case_copy_reflink_keeps_prefix(void)
 
 	dst = make_memfd(0, "hello");
 	emulate(NULL, "ioctl[1==0x4020940d]=EPERM");
-	if (cloned_binary_copy(dst, self, (size_t)size,
-			       CLONED_BINARY_COPY_AUTO) < 0)
+	if (cloned_binary_copy(dst, self, (size_t)size, CLONED_BINARY_COPY_AUTO) < 0)
 		die("copy after a prefix: %m");
 	if (lseek(dst, 0, SEEK_END) != size + 5 ||
 	    pread(dst, head, sizeof(head), 0) != (ssize_t)sizeof(head) ||
@@ -649,10 +632,8 @@ static void case_copy_reflink_errnos(void)
 		const char *spec;
 		int want;
 	} t[] = {
-		{"ioctl[1==0x4020940d]=EOPNOTSUPP", 0},
-		{"ioctl[1==0x4020940d]=EXDEV", 0},
-		{"ioctl[1==0x4020940d]=ENOTTY", 0},
-		{"ioctl[1==0x4020940d]=EINVAL", 0},
+		{"ioctl[1==0x4020940d]=EOPNOTSUPP", 0}, {"ioctl[1==0x4020940d]=EXDEV", 0},
+		{"ioctl[1==0x4020940d]=ENOTTY", 0},	{"ioctl[1==0x4020940d]=EINVAL", 0},
 		{"ioctl[1==0x4020940d]=EPERM", -EPERM},
 	};
 
@@ -663,17 +644,14 @@ static void case_copy_reflink_errnos(void)
 		if (pid < 0)
 			die("fork: %m");
 		if (pid == 0) {
-			_cleanup_close_ int self = open_self(),
-					    dst = make_memfd(0, "");
+			_cleanup_close_ int self = open_self(), dst = make_memfd(0, "");
 			size_t size = (size_t)lseek(self, 0, SEEK_END);
 			int r;
 
 			emulate(NULL, t[i].spec);
-			r = cloned_binary_copy(dst, self, size,
-					       CLONED_BINARY_COPY_AUTO);
+			r = cloned_binary_copy(dst, self, size, CLONED_BINARY_COPY_AUTO);
 			if (r != t[i].want)
-				die("%s: copy = %d, want %d", t[i].spec, r,
-				    t[i].want);
+				die("%s: copy = %d, want %d", t[i].spec, r, t[i].want);
 			if (r == 0)
 				assert_same_content(dst, self);
 			_exit(0);
@@ -688,12 +666,9 @@ static void case_copy_reflink_errnos(void)
 static void case_is_sealed_table(void)
 {
 	char path[] = "/tmp/cbtest-XXXXXX";
-	_cleanup_close_ int plain =
-		make_memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING, "x");
-	_cleanup_close_ int partial =
-		make_memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING, "x");
-	_cleanup_close_ int full =
-		make_memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING, "x");
+	_cleanup_close_ int plain = make_memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING, "x");
+	_cleanup_close_ int partial = make_memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING, "x");
+	_cleanup_close_ int full = make_memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING, "x");
 	_cleanup_close_ int disk = -EBADF, unlinked = -EBADF;
 	struct mt_features no_seal_exec;
 
@@ -739,10 +714,8 @@ static void case_is_sealed_table(void)
 static void case_item5_memfd_judged_by_seals(void)
 {
 	_cleanup_close_ int noseal = make_memfd(MFD_CLOEXEC, "x");
-	_cleanup_close_ int open_seals =
-		make_memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING, "x");
-	_cleanup_close_ int exec_sealed =
-		make_memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING, "x");
+	_cleanup_close_ int open_seals = make_memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING, "x");
+	_cleanup_close_ int exec_sealed = make_memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING, "x");
 	struct mt_features f;
 
 	mt_features_probe(&f);
@@ -754,30 +727,27 @@ static void case_item5_memfd_judged_by_seals(void)
 	assert_is_sealed(noseal, 0);
 	assert_is_sealed(open_seals, 0);
 	/* Root can still write into them: that is what "not sealed" means. */
-	if (pwrite(noseal, "y", 1, 0) != 1 ||
-	    pwrite(open_seals, "y", 1, 0) != 1)
+	if (pwrite(noseal, "y", 1, 0) != 1 || pwrite(open_seals, "y", 1, 0) != 1)
 		die("pwrite to an unsealed memfd: %m");
 	if (!f.seal_exec)
 		return;
 	if (fcntl(exec_sealed, F_ADD_SEALS,
-		  F_SEAL_EXEC | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE |
-			  F_SEAL_SEAL) < 0)
+		  F_SEAL_EXEC | F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_WRITE | F_SEAL_SEAL) < 0)
 		die("F_ADD_SEALS: %m");
 	assert_is_sealed(exec_sealed, 1);
 }
 
 static void case_exec_refuses_unsealed(void)
 {
-	_cleanup_close_ int fd =
-		make_memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING, NULL);
+	_cleanup_close_ int fd = make_memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING, NULL);
 	_cleanup_close_ int src = open("/bin/true", O_RDONLY | O_CLOEXEC);
 	char *argv[] = {"true", NULL};
 	int r;
 
 	if (src < 0)
 		die("open /bin/true: %m");
-	if (cloned_binary_copy(fd, src, (size_t)lseek(src, 0, SEEK_END),
-			       CLONED_BINARY_COPY_AUTO) < 0)
+	if (cloned_binary_copy(fd, src, (size_t)lseek(src, 0, SEEK_END), CLONED_BINARY_COPY_AUTO) <
+	    0)
 		die("copy: %m");
 	r = cloned_binary_exec(fd, argv, argv + 1, &opts, &last_err);
 	if (r != -ENOEXEC)
@@ -803,11 +773,8 @@ static void case_exec_without_execveat(void)
 		cloned_binary_exec(fd, argv, argv + 1, &opts, NULL);
 		_exit(42);
 	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) != 0)
-		die("copy of /bin/true did not run via /proc/self/fd (status "
-		    "0x%x)",
-		    status);
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		die("copy of /bin/true did not run via /proc/self/fd (status 0x%x)", status);
 	safe_close(fd);
 }
 
@@ -843,9 +810,7 @@ static void case_copy_methods(void)
 		 */
 		r = cloned_binary_copy(dst2, src, size + 8192, hows[i]);
 		if (r != -EIO)
-			die("copy method %zu of a short source = %d, expected "
-			    "-EIO",
-			    i, r);
+			die("copy method %zu of a short source = %d, expected -EIO", i, r);
 	}
 }
 
@@ -854,40 +819,32 @@ static void case_features_override(void)
 	struct mt_features none = {.o_tmpfile = true, .execveat = true};
 
 	opts.features = &none;
-	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
-					    CLONED_BINARY_METHOD_TMPFILE);
+	_cleanup_close_ int fd =
+		must_clone(CLONED_BINARY_REQUEST_AUTO, NULL, CLONED_BINARY_METHOD_TMPFILE);
 	check_tmpfile_copy(fd);
 	none.o_tmpfile = false;
-	_cleanup_close_ int fd2 = must_clone(CLONED_BINARY_REQUEST_AUTO, "/tmp",
-					     CLONED_BINARY_METHOD_MKOSTEMP);
+	_cleanup_close_ int fd2 =
+		must_clone(CLONED_BINARY_REQUEST_AUTO, "/tmp", CLONED_BINARY_METHOD_MKOSTEMP);
 	check_tmpfile_copy(fd2);
 	opts.features = NULL;
 	_cleanup_close_ int fd3 =
-		must_clone(CLONED_BINARY_REQUEST_TMPFILE, NULL,
-			   CLONED_BINARY_METHOD_TMPFILE);
+		must_clone(CLONED_BINARY_REQUEST_TMPFILE, NULL, CLONED_BINARY_METHOD_TMPFILE);
 	check_tmpfile_copy(fd3);
 }
 
 static void case_names(void)
 {
-	if (strcmp(cloned_binary_method_to_string(
-			   CLONED_BINARY_METHOD_MEMFD_EXEC),
-		   "memfd-exec") != 0 ||
-	    strcmp(cloned_binary_method_to_string(CLONED_BINARY_METHOD_MEMFD),
-		   "memfd") != 0 ||
-	    strcmp(cloned_binary_method_to_string(CLONED_BINARY_METHOD_TMPFILE),
-		   "tmpfile") != 0 ||
-	    strcmp(cloned_binary_method_to_string(
-			   CLONED_BINARY_METHOD_MKOSTEMP),
-		   "mkostemp") != 0 ||
+	if (strcmp(cloned_binary_method_to_string(CLONED_BINARY_METHOD_MEMFD_EXEC), "memfd-exec") !=
+		    0 ||
+	    strcmp(cloned_binary_method_to_string(CLONED_BINARY_METHOD_MEMFD), "memfd") != 0 ||
+	    strcmp(cloned_binary_method_to_string(CLONED_BINARY_METHOD_TMPFILE), "tmpfile") != 0 ||
+	    strcmp(cloned_binary_method_to_string(CLONED_BINARY_METHOD_MKOSTEMP), "mkostemp") !=
+		    0 ||
 	    strcmp(cloned_binary_method_to_string(99), "unknown") != 0)
 		die("method names");
-	if (cloned_binary_request_from_string("memfd") !=
-		    CLONED_BINARY_REQUEST_MEMFD ||
-	    cloned_binary_request_from_string("tmpfile") !=
-		    CLONED_BINARY_REQUEST_TMPFILE ||
-	    cloned_binary_request_from_string("auto") !=
-		    CLONED_BINARY_REQUEST_AUTO ||
+	if (cloned_binary_request_from_string("memfd") != CLONED_BINARY_REQUEST_MEMFD ||
+	    cloned_binary_request_from_string("tmpfile") != CLONED_BINARY_REQUEST_TMPFILE ||
+	    cloned_binary_request_from_string("auto") != CLONED_BINARY_REQUEST_AUTO ||
 	    cloned_binary_request_from_string("Memfd") != -EINVAL ||
 	    cloned_binary_request_from_string("") != -EINVAL ||
 	    cloned_binary_request_from_string(NULL) != -EINVAL)
@@ -901,8 +858,8 @@ static void case_emul_63_level2(void)
 	 * must not use a memfd at all. */
 	enter_level(2);
 	emulate("6.3-level2", NULL);
-	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
-					    CLONED_BINARY_METHOD_TMPFILE);
+	_cleanup_close_ int fd =
+		must_clone(CLONED_BINARY_REQUEST_AUTO, NULL, CLONED_BINARY_METHOD_TMPFILE);
 	check_tmpfile_copy(fd);
 }
 
@@ -939,14 +896,12 @@ static void check_overlay_copy(int fd)
 	int w;
 
 	assert_is_sealed(fd, 1);
-	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != 0x794c7630 ||
-	    !(sfs.f_flags & ST_RDONLY))
+	if (fstatfs(fd, &sfs) < 0 || sfs.f_type != 0x794c7630 || !(sfs.f_flags & ST_RDONLY))
 		die("not on a read-only overlayfs");
 	(void)snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	w = open(proc, O_WRONLY | O_CLOEXEC);
 	if (w >= 0 || errno != EROFS)
-		die("open for writing: %s, expected EROFS",
-		    w >= 0 ? "succeeded" : strerror(errno));
+		die("open for writing: %s, expected EROFS", w >= 0 ? "succeeded" : strerror(errno));
 	if (fcntl(fd, F_GETFL) < 0 || !(fcntl(fd, F_GETFL) & O_PATH))
 		die("overlay fd is not O_PATH");
 }
@@ -960,8 +915,8 @@ static void case_overlay_root(void)
 	require_root();
 	overlay_on = true;
 	_cleanup_close_ int src = open_self();
-	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
-					    CLONED_BINARY_METHOD_OVERLAY);
+	_cleanup_close_ int fd =
+		must_clone(CLONED_BINARY_REQUEST_AUTO, NULL, CLONED_BINARY_METHOD_OVERLAY);
 	check_overlay_copy(fd);
 	if (fstat(src, &a) < 0 || fstat(fd, &b) < 0 || a.st_ino != b.st_ino)
 		die("the overlay file is not the binary itself");
@@ -973,21 +928,20 @@ static void case_overlay_root(void)
 static void case_overlay_user(void)
 {
 	require_root();
-	if (setresgid(65534, 65534, 65534) < 0 ||
-	    setresuid(65534, 65534, 65534) < 0)
+	if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
 		die("become nobody: %m");
 	(void)prctl(PR_SET_DUMPABLE, 1);
 	overlay_on = true;
 	opts.debug = true;
 	opts.log = capture;
-	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_OVERLAY, NULL,
-					    CLONED_BINARY_METHOD_OVERLAY);
+	_cleanup_close_ int fd =
+		must_clone(CLONED_BINARY_REQUEST_OVERLAY, NULL, CLONED_BINARY_METHOD_OVERLAY);
 	check_overlay_copy(fd);
 }
 
 /* Each reason to fall back is named, and the chain goes on. */
-static void expect_fallback(const char *profile, const char *spec,
-			    const char *reason, enum cloned_binary_method m)
+static void expect_fallback(const char *profile, const char *spec, const char *reason,
+			    enum cloned_binary_method m)
 {
 	overlay_on = true;
 	opts.debug = true;
@@ -996,8 +950,7 @@ static void expect_fallback(const char *profile, const char *spec,
 	safe_close(must_clone(CLONED_BINARY_REQUEST_AUTO, NULL, m));
 	if (!strstr(debug_lines, "cloned_binary: overlay not possible (") ||
 	    !strstr(debug_lines, reason))
-		die("debug lines lack the reason '%s': %s", reason,
-		    debug_lines);
+		die("debug lines lack the reason '%s': %s", reason, debug_lines);
 }
 
 static void case_overlay_nofsopen(void)
@@ -1018,16 +971,14 @@ static void case_overlay_refused(void)
 	require_root();
 	/* FSCONFIG_CMD_CREATE refused, as by an LSM or a bad layer. */
 	expect_fallback(NULL, "fsconfig[1==6]=EPERM",
-			"making the empty tmpfs layer failed: Operation not "
-			"permitted",
+			"making the empty tmpfs layer failed: Operation not permitted",
 			CLONED_BINARY_METHOD_MEMFD_EXEC);
 }
 
 static void case_overlay_nouserns(void)
 {
 	require_root();
-	if (setresgid(65534, 65534, 65534) < 0 ||
-	    setresuid(65534, 65534, 65534) < 0)
+	if (setresgid(65534, 65534, 65534) < 0 || setresuid(65534, 65534, 65534) < 0)
 		die("become nobody: %m");
 	(void)prctl(PR_SET_DUMPABLE, 1);
 	expect_fallback("nouserns", NULL, "no unprivileged user namespaces",
@@ -1051,12 +1002,10 @@ static void case_overlay_forced_fails(void)
 static void case_overlay_attached_not_sealed(void)
 {
 	_cleanup_close_ int fd = -EBADF, bind = -EBADF;
-	char dir[] = "/tmp/cbtest-attached-XXXXXX", ovl[64], empty[64],
-	     lower[128], bdir[64];
+	char dir[] = "/tmp/cbtest-attached-XXXXXX", ovl[64], empty[64], lower[128], bdir[64];
 
 	require_root();
-	if (unshare(CLONE_NEWNS) < 0 ||
-	    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
 		skip("private mount namespace");
 	if (!mkdtemp(dir))
 		die("mkdtemp: %m");
@@ -1064,8 +1013,7 @@ static void case_overlay_attached_not_sealed(void)
 	(void)snprintf(empty, sizeof(empty), "%s/empty", dir);
 	(void)snprintf(bdir, sizeof(bdir), "%s/bind", dir);
 	(void)snprintf(lower, sizeof(lower), "lowerdir=/bin:%s", empty);
-	if (mkdir(ovl, 0700) < 0 || mkdir(empty, 0700) < 0 ||
-	    mkdir(bdir, 0700) < 0)
+	if (mkdir(ovl, 0700) < 0 || mkdir(empty, 0700) < 0 || mkdir(bdir, 0700) < 0)
 		die("mkdir: %m");
 	if (mount("overlay", ovl, "overlay", MS_RDONLY, lower) < 0)
 		die("mount an attached overlay: %m");
@@ -1121,9 +1069,8 @@ static void case_overlay_same_file_verified(void)
 	(void)snprintf(b, sizeof(b), "%s/keep", dir);
 	(void)snprintf(c, sizeof(c), "%s/prog (deleted)", dir);
 	out = open(a, O_WRONLY | O_CREAT | O_CLOEXEC, 0755);
-	if (out < 0 ||
-	    cloned_binary_copy(out, self, (size_t)lseek(self, 0, SEEK_END),
-			       CLONED_BINARY_COPY_READWRITE) < 0)
+	if (out < 0 || cloned_binary_copy(out, self, (size_t)lseek(self, 0, SEEK_END),
+					  CLONED_BINARY_COPY_READWRITE) < 0)
 		die("make the binary: %m");
 	close(out);
 	src = open(a, O_RDONLY | O_CLOEXEC);
@@ -1162,12 +1109,9 @@ static void case_overlay_writable_not_sealed(void)
 	fsfd = missing_fsopen("overlay", FSOPEN_CLOEXEC);
 	if (fsfd < 0)
 		skip("no fsopen() for overlayfs");
-	if (missing_fsconfig(fsfd, FSCONFIG_SET_STRING, "lowerdir", "/bin", 0) <
-		    0 ||
-	    missing_fsconfig(fsfd, FSCONFIG_SET_STRING, "upperdir", upper, 0) <
-		    0 ||
-	    missing_fsconfig(fsfd, FSCONFIG_SET_STRING, "workdir", work, 0) <
-		    0 ||
+	if (missing_fsconfig(fsfd, FSCONFIG_SET_STRING, "lowerdir", "/bin", 0) < 0 ||
+	    missing_fsconfig(fsfd, FSCONFIG_SET_STRING, "upperdir", upper, 0) < 0 ||
+	    missing_fsconfig(fsfd, FSCONFIG_SET_STRING, "workdir", work, 0) < 0 ||
 	    missing_fsconfig(fsfd, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
 		die("configure a writable overlay: %m");
 	mnt = missing_fsmount(fsfd, FSMOUNT_CLOEXEC, MOUNT_ATTR_NOSUID);
@@ -1181,9 +1125,8 @@ static void case_overlay_writable_not_sealed(void)
 	mnt = safe_close(mnt);
 	/* The mount is gone with its last fd; the kernel's own work dirs are
 	 * left empty. */
-	for (const char *const *sub =
-		     (const char *const[]){"/work/work", "/work/index", "/work",
-					   "/upper", "", NULL};
+	for (const char *const *sub = (const char *const[]){"/work/work", "/work/index", "/work",
+							    "/upper", "", NULL};
 	     *sub; sub++) {
 		char p[96];
 		(void)snprintf(p, sizeof(p), "%s%s", dir, *sub);
@@ -1199,8 +1142,7 @@ static void case_item9_seals_verified(void)
 {
 	mt_features_probe(&(struct mt_features){});
 	emulate(NULL, "fcntl[1&0xffffffff==1033]=0");
-	must_fail_clone(CLONED_BINARY_REQUEST_MEMFD, -ENOEXEC,
-			"seal the memfd");
+	must_fail_clone(CLONED_BINARY_REQUEST_MEMFD, -ENOEXEC, "seal the memfd");
 }
 
 /* unlink "succeeds" without unlinking: the name must be refused before
@@ -1223,8 +1165,7 @@ static void case_item9_unlink_verified(void)
 
 		r = cloned_binary_clone(src, &opts, &m, &fd, &last_err);
 		if (r != -ENOEXEC || !strstr(last_error(), "still has 1 link"))
-			die("clone = %d (%s), expected -ENOEXEC", r,
-			    last_error());
+			die("clone = %d (%s), expected -ENOEXEC", r, last_error());
 	}
 	d = opendir(dir);
 	while (d && (de = readdir(d))) {
@@ -1272,9 +1213,8 @@ static void case_item9_source_size_rechecked(void)
 	int tmp, fd = -EBADF, r;
 
 	tmp = mkostemp(path, O_CLOEXEC);
-	if (tmp < 0 ||
-	    cloned_binary_copy(tmp, self, (size_t)lseek(self, 0, SEEK_END),
-			       CLONED_BINARY_COPY_READWRITE) < 0)
+	if (tmp < 0 || cloned_binary_copy(tmp, self, (size_t)lseek(self, 0, SEEK_END),
+					  CLONED_BINARY_COPY_READWRITE) < 0)
 		die("make a source: %m");
 	close(tmp);
 	src = open(path, O_RDONLY | O_CLOEXEC);
@@ -1283,8 +1223,7 @@ static void case_item9_source_size_rechecked(void)
 	r = cloned_binary_clone(src, &opts, &m, &fd, &last_err);
 	(void)unlink(path);
 	if (r != -EIO || !strstr(last_error(), "copy the binary"))
-		die("clone of a growing source = %d (%s), expected -EIO", r,
-		    last_error());
+		die("clone of a growing source = %d (%s), expected -EIO", r, last_error());
 }
 
 /* A memfd that comes out without x bits (level 1, no MFD_EXEC) is a
@@ -1300,8 +1239,8 @@ static void case_item9_no_x_bits_falls_back(void)
 	opts.features = &f;
 	opts.debug = true;
 	opts.log = capture;
-	_cleanup_close_ int fd = must_clone(CLONED_BINARY_REQUEST_AUTO, NULL,
-					    CLONED_BINARY_METHOD_TMPFILE);
+	_cleanup_close_ int fd =
+		must_clone(CLONED_BINARY_REQUEST_AUTO, NULL, CLONED_BINARY_METHOD_TMPFILE);
 	check_tmpfile_copy(fd);
 	if (!strstr(debug_lines, "memfd not possible"))
 		die("no fallback marker: %s", debug_lines);
@@ -1384,7 +1323,6 @@ int main(int argc, char *argv[])
 			printf("PASS %s\n", current);
 			return 0;
 		}
-	fprintf(stderr, "cloned_binary_test: unknown case '%s'; see --list\n",
-		argv[1]);
+	fprintf(stderr, "cloned_binary_test: unknown case '%s'; see --list\n", argv[1]);
 	return 2;
 }

@@ -81,8 +81,7 @@ static char *gen_huge_number(size_t *ret_len)
 /* A 1 MiB value under a key that is not ours is fine. */
 static char *gen_huge_other(size_t *ret_len)
 {
-	const char *head = "{\"annotations\":{\"memfd_noexec\":\"1\","
-			   "\"other\":\"";
+	const char *head = "{\"annotations\":{\"memfd_noexec\":\"1\",\"other\":\"";
 	const char *tail = "\"}}";
 	size_t n = 1024 * 1024, hl = strlen(head), tl = strlen(tail);
 	char *s = malloc(hl + n + tl + 1);
@@ -101,8 +100,7 @@ static char *gen_too_big(size_t *ret_len)
 {
 	const char *head = "{\"x\":\"";
 	const char *tail = "\"}";
-	size_t n = POLICY_MAX_DOCUMENT_SIZE, hl = strlen(head),
-	       tl = strlen(tail);
+	size_t n = POLICY_MAX_DOCUMENT_SIZE, hl = strlen(head), tl = strlen(tail);
 	char *s = malloc(hl + n + tl + 1);
 
 	if (!s)
@@ -176,97 +174,32 @@ static const struct config_case config_cases[] = {
 	 POLICY_LEVEL_NONE,
 	 {}},
 	{"empty_object", "{}", NULL, 0, POLICY_LEVEL_NONE, {}},
-	{"value_3",
-	 A("\"3\""),
-	 NULL,
-	 -EINVAL,
-	 0,
-	 {"\"3\"", ANNOTATION, ALLOWED, "remove it"}},
-	{"value_minus_1",
-	 A("\"-1\""),
-	 NULL,
-	 -EINVAL,
-	 0,
-	 {"\"-1\"", ANNOTATION, ALLOWED}},
-	{"value_empty",
-	 A("\"\""),
-	 NULL,
-	 -EINVAL,
-	 0,
-	 {"= \"\" in", ANNOTATION, ALLOWED}},
-	{"value_leading_space",
-	 A("\" 2\""),
-	 NULL,
-	 -EINVAL,
-	 0,
-	 {"\" 2\"", ANNOTATION, ALLOWED}},
-	{"value_newline",
-	 A("\"2\\n\""),
-	 NULL,
-	 -EINVAL,
-	 0,
-	 {"\"2\\n\"", ANNOTATION, ALLOWED}},
-	{"value_two",
-	 A("\"two\""),
-	 NULL,
-	 -EINVAL,
-	 0,
-	 {"\"two\"", ANNOTATION, ALLOWED}},
-	{"value_nul",
-	 A("\"2\\u0000\""),
-	 NULL,
-	 -EINVAL,
-	 0,
-	 {"\"2\\u0000\"", ANNOTATION}},
-	{"value_unicode",
-	 A("\"\\u0662\""),
-	 NULL,
-	 -EINVAL,
-	 0,
-	 {"\"\\u0662\"", ANNOTATION}},
+	{"value_3", A("\"3\""), NULL, -EINVAL, 0, {"\"3\"", ANNOTATION, ALLOWED, "remove it"}},
+	{"value_minus_1", A("\"-1\""), NULL, -EINVAL, 0, {"\"-1\"", ANNOTATION, ALLOWED}},
+	{"value_empty", A("\"\""), NULL, -EINVAL, 0, {"= \"\" in", ANNOTATION, ALLOWED}},
+	{"value_leading_space", A("\" 2\""), NULL, -EINVAL, 0, {"\" 2\"", ANNOTATION, ALLOWED}},
+	{"value_newline", A("\"2\\n\""), NULL, -EINVAL, 0, {"\"2\\n\"", ANNOTATION, ALLOWED}},
+	{"value_two", A("\"two\""), NULL, -EINVAL, 0, {"\"two\"", ANNOTATION, ALLOWED}},
+	{"value_nul", A("\"2\\u0000\""), NULL, -EINVAL, 0, {"\"2\\u0000\"", ANNOTATION}},
+	{"value_unicode", A("\"\\u0662\""), NULL, -EINVAL, 0, {"\"\\u0662\"", ANNOTATION}},
 	{"value_number",
 	 A("2"),
 	 NULL,
 	 -EINVAL,
 	 0,
 	 {"JSON number 2", ANNOTATION, ALLOWED, "must be a JSON string"}},
-	{"value_float",
-	 A("2.0"),
-	 NULL,
-	 -EINVAL,
-	 0,
-	 {"JSON number 2.0", ANNOTATION}},
-	{"value_null",
-	 A("null"),
-	 NULL,
-	 -EINVAL,
-	 0,
-	 {"JSON null", ANNOTATION, ALLOWED}},
-	{"value_true",
-	 A("true"),
-	 NULL,
-	 -EINVAL,
-	 0,
-	 {"JSON true", ANNOTATION, ALLOWED}},
-	{"value_object",
-	 A("{\"2\":\"2\"}"),
-	 NULL,
-	 -EINVAL,
-	 0,
-	 {"a JSON object", ANNOTATION}},
-	{"value_array",
-	 A("[\"2\"]"),
-	 NULL,
-	 -EINVAL,
-	 0,
-	 {"a JSON array", ANNOTATION}},
+	{"value_float", A("2.0"), NULL, -EINVAL, 0, {"JSON number 2.0", ANNOTATION}},
+	{"value_null", A("null"), NULL, -EINVAL, 0, {"JSON null", ANNOTATION, ALLOWED}},
+	{"value_true", A("true"), NULL, -EINVAL, 0, {"JSON true", ANNOTATION, ALLOWED}},
+	{"value_object", A("{\"2\":\"2\"}"), NULL, -EINVAL, 0, {"a JSON object", ANNOTATION}},
+	{"value_array", A("[\"2\"]"), NULL, -EINVAL, 0, {"a JSON array", ANNOTATION}},
 	{"value_huge",
 	 NULL,
 	 gen_huge_value,
 	 -E2BIG,
 	 0,
-	 {"\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"... (1048576 bytes)",
-	  ANNOTATION, ALLOWED, "longer than 65536 bytes"}},
+	 {"\"aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\"... (1048576 bytes)", ANNOTATION, ALLOWED,
+	  "longer than 65536 bytes"}},
 	{"value_huge_number",
 	 NULL,
 	 gen_huge_number,
@@ -275,46 +208,37 @@ static const struct config_case config_cases[] = {
 	 {"1111111111111111111111111111111111111111...", ANNOTATION}},
 	{"huge_other_value", NULL, gen_huge_other, 0, 1, {}},
 	{"duplicate_annotation",
-	 "{\"annotations\":{\"memfd_noexec\":\"2\","
-	 "\"memfd_noexec\":\"0\"}}",
+	 "{\"annotations\":{\"memfd_noexec\":\"2\",\"memfd_noexec\":\"0\"}}",
 	 NULL,
 	 -EINVAL,
 	 0,
-	 {"duplicate key \"memfd_noexec\"", "the object at annotations",
-	  "Remove the duplicate"}},
+	 {"duplicate key \"memfd_noexec\"", "the object at annotations", "Remove the duplicate"}},
 	{"duplicate_annotation_same",
-	 "{\"annotations\":{\"memfd_noexec\":"
-	 "\"2\",\"memfd_noexec\":\"2\"}}",
+	 "{\"annotations\":{\"memfd_noexec\":\"2\",\"memfd_noexec\":\"2\"}}",
 	 NULL,
 	 -EINVAL,
 	 0,
 	 {"duplicate key \"memfd_noexec\""}},
 	{"duplicate_escaped_key",
-	 "{\"annotations\":{\"memfd_noexec\":\"2\","
-	 "\"memfd_noex\\u0065c\":\"0\"}}",
+	 "{\"annotations\":{\"memfd_noexec\":\"2\",\"memfd_noex\\u0065c\":\"0\"}}",
 	 NULL,
 	 -EINVAL,
 	 0,
 	 {"duplicate key \"memfd_noexec\""}},
 	{"duplicate_in_process",
-	 "{\"process\":{\"cwd\":\"/\",\"args\":"
-	 "[\"sh\"],\"cwd\":\"/tmp\"},"
-	 "\"annotations\":{\"memfd_noexec\":\"2\"}}",
+	 "{\"process\":{\"cwd\":\"/\",\"args\":[\"sh\"],\"cwd\":\"/tmp\"},\"annotations\":{\"memfd_noexec\":\"2\"}}",
 	 NULL,
 	 -EINVAL,
 	 0,
 	 {"duplicate key \"cwd\"", "the object at process"}},
 	{"duplicate_in_array",
-	 "{\"mounts\":[{\"type\":\"a\"},{\"type\":\"b\","
-	 "\"type\":\"c\"}]}",
+	 "{\"mounts\":[{\"type\":\"a\"},{\"type\":\"b\",\"type\":\"c\"}]}",
 	 NULL,
 	 -EINVAL,
 	 0,
 	 {"duplicate key \"type\"", "the object at mounts[1]"}},
 	{"duplicate_annotations_object",
-	 "{\"annotations\":{},"
-	 "\"annotations\":"
-	 "{\"memfd_noexec\":\"0\"}}",
+	 "{\"annotations\":{},\"annotations\":{\"memfd_noexec\":\"0\"}}",
 	 NULL,
 	 -EINVAL,
 	 0,
@@ -326,37 +250,23 @@ static const struct config_case config_cases[] = {
 	 0,
 	 {"duplicate key \"a\"", "the top-level object"}},
 	{"sysctl_only", S("\"1\""), NULL, 0, 1, {}},
-	{"sysctl_slash",
-	 "{\"linux\":{\"sysctl\":{\"vm/memfd_noexec\":\"2\"}}}",
-	 NULL,
-	 0,
-	 2,
-	 {}},
-	{"sysctl_bad",
-	 S("\"on\""),
-	 NULL,
-	 -EINVAL,
-	 0,
-	 {"\"on\"", SYSCTL, ALLOWED}},
+	{"sysctl_slash", "{\"linux\":{\"sysctl\":{\"vm/memfd_noexec\":\"2\"}}}", NULL, 0, 2, {}},
+	{"sysctl_bad", S("\"on\""), NULL, -EINVAL, 0, {"\"on\"", SYSCTL, ALLOWED}},
 	{"sysctl_number", S("1"), NULL, -EINVAL, 0, {"JSON number 1", SYSCTL}},
 	{"both_equal",
-	 "{\"annotations\":{\"memfd_noexec\":\"2\"},\"linux\":"
-	 "{\"sysctl\":{\"vm.memfd_noexec\":\"2\"}}}",
+	 "{\"annotations\":{\"memfd_noexec\":\"2\"},\"linux\":{\"sysctl\":{\"vm.memfd_noexec\":\"2\"}}}",
 	 NULL,
 	 0,
 	 2,
 	 {}},
 	{"both_different",
-	 "{\"annotations\":{\"memfd_noexec\":\"2\"},"
-	 "\"linux\":{\"sysctl\":"
-	 "{\"vm.memfd_noexec\":\"1\"}}}",
+	 "{\"annotations\":{\"memfd_noexec\":\"2\"},\"linux\":{\"sysctl\":{\"vm.memfd_noexec\":\"1\"}}}",
 	 NULL,
 	 -EINVAL,
 	 0,
 	 {ANNOTATION " = \"2\"", SYSCTL " = \"1\"", "different", ALLOWED}},
 	{"sysctl_spellings_different",
-	 "{\"linux\":{\"sysctl\":{\"vm.memfd_noexec\":\"1\","
-	 "\"vm/memfd_noexec\":\"0\"}}}",
+	 "{\"linux\":{\"sysctl\":{\"vm.memfd_noexec\":\"1\",\"vm/memfd_noexec\":\"0\"}}}",
 	 NULL,
 	 -EINVAL,
 	 0,
@@ -373,18 +283,8 @@ static const struct config_case config_cases[] = {
 	 -EINVAL,
 	 0,
 	 {"\"annotations\" is a JSON string"}},
-	{"annotations_null",
-	 "{\"annotations\":null}",
-	 NULL,
-	 0,
-	 POLICY_LEVEL_NONE,
-	 {}},
-	{"linux_array",
-	 "{\"linux\":[]}",
-	 NULL,
-	 -EINVAL,
-	 0,
-	 {"\"linux\" is a JSON array"}},
+	{"annotations_null", "{\"annotations\":null}", NULL, 0, POLICY_LEVEL_NONE, {}},
+	{"linux_array", "{\"linux\":[]}", NULL, -EINVAL, 0, {"\"linux\" is a JSON array"}},
 	{"sysctl_array",
 	 "{\"linux\":{\"sysctl\":[]}}",
 	 NULL,
@@ -392,8 +292,7 @@ static const struct config_case config_cases[] = {
 	 0,
 	 {"linux.sysctl is a JSON array"}},
 	{"nested_annotation_ignored",
-	 "{\"process\":{\"annotations\":"
-	 "{\"memfd_noexec\":\"x\"}}}",
+	 "{\"process\":{\"annotations\":{\"memfd_noexec\":\"x\"}}}",
 	 NULL,
 	 0,
 	 POLICY_LEVEL_NONE,
@@ -423,24 +322,9 @@ static const struct config_case config_cases[] = {
 	 POLICY_LEVEL_NONE,
 	 {}},
 	{"depth_64", NULL, gen_depth_64, 0, POLICY_LEVEL_NONE, {}},
-	{"depth_65",
-	 NULL,
-	 gen_depth_65,
-	 -E2BIG,
-	 0,
-	 {"deeper than 64 levels", "a[0][0]"}},
-	{"depth_100k",
-	 NULL,
-	 gen_depth_100k,
-	 -E2BIG,
-	 0,
-	 {"deeper than 64 levels"}},
-	{"too_big",
-	 NULL,
-	 gen_too_big,
-	 -E2BIG,
-	 0,
-	 {"larger than the limit of 4194304 bytes"}},
+	{"depth_65", NULL, gen_depth_65, -E2BIG, 0, {"deeper than 64 levels", "a[0][0]"}},
+	{"depth_100k", NULL, gen_depth_100k, -E2BIG, 0, {"deeper than 64 levels"}},
+	{"too_big", NULL, gen_too_big, -E2BIG, 0, {"larger than the limit of 4194304 bytes"}},
 	{"invalid_json",
 	 "{\"annotations\":{\"memfd_noexec\":\"2\"}",
 	 NULL,
@@ -453,18 +337,8 @@ static const struct config_case config_cases[] = {
 	 -EINVAL,
 	 0,
 	 {"invalid JSON near byte", "invalid object key"}},
-	{"invalid_trailing_garbage",
-	 "{} {}",
-	 NULL,
-	 -EINVAL,
-	 0,
-	 {"trailing garbage"}},
-	{"invalid_comment",
-	 "{/* c */}",
-	 NULL,
-	 -EINVAL,
-	 0,
-	 {"Failed to parse config.json"}},
+	{"invalid_trailing_garbage", "{} {}", NULL, -EINVAL, 0, {"trailing garbage"}},
+	{"invalid_comment", "{/* c */}", NULL, -EINVAL, 0, {"Failed to parse config.json"}},
 	{"invalid_utf8_raw",
 	 A("\"\xff\""),
 	 NULL,
@@ -491,18 +365,8 @@ static const struct config_case config_cases[] = {
 	 -EINVAL,
 	 0,
 	 {"top level is a JSON array", "JSON object"}},
-	{"top_level_string",
-	 "\"2\"",
-	 NULL,
-	 -EINVAL,
-	 0,
-	 {"top level is a JSON string"}},
-	{"top_level_number",
-	 "2",
-	 NULL,
-	 -EINVAL,
-	 0,
-	 {"top level is a JSON number"}},
+	{"top_level_string", "\"2\"", NULL, -EINVAL, 0, {"top level is a JSON string"}},
+	{"top_level_number", "2", NULL, -EINVAL, 0, {"top level is a JSON number"}},
 };
 
 static void check_message(const char *error, const char *const want[4])
@@ -531,8 +395,8 @@ static void run_config_case(const struct config_case *c)
 	r = policy_parse_config(json, len, &req, &e);
 	error = e ? e->msg : NULL;
 	if (r != c->r)
-		die("returned %d (%s), expected %d; message: %s", r,
-		    strerror(r < 0 ? -r : 0), c->r, error ? error : "(none)");
+		die("returned %d (%s), expected %d; message: %s", r, strerror(r < 0 ? -r : 0), c->r,
+		    error ? error : "(none)");
 	if (r == 0) {
 		if (error)
 			die("success with a message: %s", error);
@@ -563,9 +427,7 @@ struct state_case {
 
 static const struct state_case state_cases[] = {
 	{"state_ok",
-	 "{\"ociVersion\":\"1.0.2\",\"id\":\"c1\",\"status\":"
-	 "\"creating\",\"pid\":4242,\"bundle\":\"/run/b\","
-	 "\"annotations\":{\"memfd_noexec\":\"2\"}}",
+	 "{\"ociVersion\":\"1.0.2\",\"id\":\"c1\",\"status\":\"creating\",\"pid\":4242,\"bundle\":\"/run/b\",\"annotations\":{\"memfd_noexec\":\"2\"}}",
 	 0,
 	 4242,
 	 "/run/b",
@@ -663,20 +525,8 @@ static const struct state_case state_cases[] = {
 	 NULL,
 	 NULL,
 	 {"\"bundle\" is a JSON number"}},
-	{"state_invalid",
-	 "{\"pid\":1",
-	 -EINVAL,
-	 0,
-	 NULL,
-	 NULL,
-	 {"Failed to parse the OCI state"}},
-	{"state_array",
-	 "[]",
-	 -EINVAL,
-	 0,
-	 NULL,
-	 NULL,
-	 {"top level is a JSON array"}},
+	{"state_invalid", "{\"pid\":1", -EINVAL, 0, NULL, NULL, {"Failed to parse the OCI state"}},
+	{"state_array", "[]", -EINVAL, 0, NULL, NULL, {"top level is a JSON array"}},
 };
 
 static void run_state_case(const struct state_case *c)
@@ -689,8 +539,7 @@ static void run_state_case(const struct state_case *c)
 	r = policy_parse_state(c->json, strlen(c->json), &st, &e);
 	error = e ? e->msg : NULL;
 	if (r != c->r)
-		die("returned %d, expected %d; message: %s", r, c->r,
-		    error ? error : "(none)");
+		die("returned %d, expected %d; message: %s", r, c->r, error ? error : "(none)");
 	if (r < 0) {
 		if (st.pid != -42 || st.bundle)
 			die("ret written on failure");
@@ -705,8 +554,7 @@ static void run_state_case(const struct state_case *c)
 		die("pid %d, expected %d", (int)st.pid, (int)c->pid);
 	if (strcmp(st.bundle, c->bundle) != 0)
 		die("bundle '%s', expected '%s'", st.bundle, c->bundle);
-	if (!!st.status != !!c->status ||
-	    (c->status && strcmp(st.status, c->status) != 0))
+	if (!!st.status != !!c->status || (c->status && strcmp(st.status, c->status) != 0))
 		die("status '%s', expected '%s'", st.status ? st.status : "",
 		    c->status ? c->status : "");
 	policy_state_done(&st);
@@ -752,8 +600,7 @@ static const char *make_bundle(const char *config)
 	return tmpdir;
 }
 
-static void expect_bundle(const char *dir, int want_r, int want_level,
-			  const char *want_msg)
+static void expect_bundle(const char *dir, int want_r, int want_level, const char *want_msg)
 {
 	_cleanup_error_ struct mt_error *e = NULL;
 	struct policy_request req = {.level = -42};
@@ -761,8 +608,8 @@ static void expect_bundle(const char *dir, int want_r, int want_level,
 
 	r = policy_load_bundle(dir, &req, &e);
 	if (r != want_r)
-		die("policy_load_bundle returned %d, expected %d: %s", r,
-		    want_r, mt_error_message(e));
+		die("policy_load_bundle returned %d, expected %d: %s", r, want_r,
+		    mt_error_message(e));
 	if (r == 0 && req.level != want_level)
 		die("level %d, expected %d", req.level, want_level);
 	if (r < 0 && (req.level != -42 || !e))
@@ -788,8 +635,7 @@ static void case_bundle_bad_value(void)
 
 static void case_bundle_missing(void)
 {
-	expect_bundle(make_bundle(NULL), -ENOENT, 0,
-		      "Failed to open /tmp/policy_test.");
+	expect_bundle(make_bundle(NULL), -ENOENT, 0, "Failed to open /tmp/policy_test.");
 }
 
 static void case_bundle_no_dir(void)
@@ -871,19 +717,15 @@ static void case_writer(void)
 	_cleanup_(policy_json_writer_freep) struct policy_json_writer *w = NULL;
 	_cleanup_free_ char *text = NULL;
 	const char *want =
-		"{\"s\":\"a\\\"b\\n\",\"i\":-3,\"b\":true,\"n\":null,"
-		"\"o\":{\"x\":false}}";
+		"{\"s\":\"a\\\"b\\n\",\"i\":-3,\"b\":true,\"n\":null,\"o\":{\"x\":false}}";
 
-	if (policy_json_writer_new(&w) < 0 ||
-	    policy_json_writer_open_object(w, NULL) < 0 ||
+	if (policy_json_writer_new(&w) < 0 || policy_json_writer_open_object(w, NULL) < 0 ||
 	    policy_json_writer_add_string(w, "s", "a\"b\n") < 0 ||
 	    policy_json_writer_add_int(w, "i", -3) < 0 ||
 	    policy_json_writer_add_bool(w, "b", true) < 0 ||
-	    policy_json_writer_add_null(w, "n") < 0 ||
-	    policy_json_writer_open_object(w, "o") < 0 ||
+	    policy_json_writer_add_null(w, "n") < 0 || policy_json_writer_open_object(w, "o") < 0 ||
 	    policy_json_writer_add_bool(w, "x", false) < 0 ||
-	    policy_json_writer_close_object(w) < 0 ||
-	    policy_json_writer_close_object(w) < 0 ||
+	    policy_json_writer_close_object(w) < 0 || policy_json_writer_close_object(w) < 0 ||
 	    policy_json_writer_finish(w, &text) < 0)
 		die("writer failed");
 	if (strcmp(text, want) != 0)
@@ -896,8 +738,7 @@ static void case_writer(void)
 
 		if (policy_parse_config(text, strlen(text), &req, &e) != 0 ||
 		    req.level != POLICY_LEVEL_NONE)
-			die("our parser rejects our writer: %s",
-			    mt_error_message(e));
+			die("our parser rejects our writer: %s", mt_error_message(e));
 	}
 }
 
@@ -917,15 +758,13 @@ static void case_writer_misuse(void)
 		die("error not sticky");
 	policy_json_writer_free(w);
 
-	if (policy_json_writer_new(&w) < 0 ||
-	    policy_json_writer_open_object(w, NULL) < 0)
+	if (policy_json_writer_new(&w) < 0 || policy_json_writer_open_object(w, NULL) < 0)
 		die("writer failed");
 	if (policy_json_writer_add_string(w, "s", "\xff") != -EILSEQ)
 		die("invalid UTF-8 accepted");
 	policy_json_writer_free(w);
 
-	if (policy_json_writer_new(&w) < 0 ||
-	    policy_json_writer_open_object(w, NULL) < 0)
+	if (policy_json_writer_new(&w) < 0 || policy_json_writer_open_object(w, NULL) < 0)
 		die("writer failed");
 	if (policy_json_writer_finish(w, &text) != -EINVAL || text)
 		die("unbalanced object accepted");
@@ -940,32 +779,26 @@ static void case_writer_arrays(void)
 	_cleanup_free_ char *text = NULL;
 	const char *want = "{\"a\":[1,\"x\",{\"k\":[]},null]}";
 
-	if (policy_json_writer_new(&w) < 0 ||
-	    policy_json_writer_open_object(w, NULL) < 0 ||
+	if (policy_json_writer_new(&w) < 0 || policy_json_writer_open_object(w, NULL) < 0 ||
 	    policy_json_writer_open_array(w, "a") < 0 ||
 	    policy_json_writer_add_int(w, NULL, 1) < 0 ||
 	    policy_json_writer_add_string(w, NULL, "x") < 0 ||
 	    policy_json_writer_open_object(w, NULL) < 0 ||
-	    policy_json_writer_open_array(w, "k") < 0 ||
-	    policy_json_writer_close_array(w) < 0 ||
-	    policy_json_writer_close_object(w) < 0 ||
-	    policy_json_writer_add_null(w, NULL) < 0 ||
-	    policy_json_writer_close_array(w) < 0 ||
-	    policy_json_writer_close_object(w) < 0 ||
+	    policy_json_writer_open_array(w, "k") < 0 || policy_json_writer_close_array(w) < 0 ||
+	    policy_json_writer_close_object(w) < 0 || policy_json_writer_add_null(w, NULL) < 0 ||
+	    policy_json_writer_close_array(w) < 0 || policy_json_writer_close_object(w) < 0 ||
 	    policy_json_writer_finish(w, &text) < 0)
 		die("writer with arrays failed");
 	if (strcmp(text, want) != 0)
 		die("wrote %s, expected %s", text, want);
 
 	/* A key inside an array, and a mismatched close, are refused. */
-	if (policy_json_writer_new(&bad) < 0 ||
-	    policy_json_writer_open_array(bad, NULL) < 0)
+	if (policy_json_writer_new(&bad) < 0 || policy_json_writer_open_array(bad, NULL) < 0)
 		die("writer failed");
 	if (policy_json_writer_add_int(bad, "k", 1) != -EINVAL)
 		die("key inside an array accepted");
 	policy_json_writer_free(bad);
-	if (policy_json_writer_new(&bad) < 0 ||
-	    policy_json_writer_open_array(bad, NULL) < 0)
+	if (policy_json_writer_new(&bad) < 0 || policy_json_writer_open_array(bad, NULL) < 0)
 		die("writer failed");
 	if (policy_json_writer_close_object(bad) != -EINVAL)
 		die("array closed as an object");
@@ -1045,8 +878,7 @@ static void fork_and_run(const char *name, void *arg)
 		run_case(name);
 		exit(0);
 	}
-	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) != 0) {
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
 		(*failures)++;
 		return;
 	}
@@ -1063,8 +895,7 @@ int main(int argc, char *argv[])
 	}
 	if (argc == 2) {
 		if (!run_case(argv[1])) {
-			fprintf(stderr, "policy_test: unknown case '%s'\n",
-				argv[1]);
+			fprintf(stderr, "policy_test: unknown case '%s'\n", argv[1]);
 			return 2;
 		}
 		printf("ok %s\n", argv[1]);

@@ -3,7 +3,49 @@
 # Installs, idempotently, what building, the demo and the tests need, all
 # from Debian 12's archive.  Runs apt-get only when something is missing.
 #   contrib/install-deps.sh [build|demo|test]
+#   contrib/install-deps.sh deb-src
+#       adds a deb-src entry for Debian 12 (bookworm) in
+#       /etc/apt/sources.list.d/memfd-toolkit-src.sources, once, so that
+#       `apt-get source runc|crun` and `apt-get build-dep` work.
 set -euo pipefail
+
+# deb_src: source-package entries mirroring the machine's own deb entries
+# (same archives, suites and keys), written and indexed only if missing.
+deb_src() {
+	local f=/etc/apt/sources.list.d/memfd-toolkit-src.sources src
+	# (not grep -q on a pipe: under pipefail apt-cache's SIGPIPE fails it)
+	has_src() { [ -n "$(apt-cache showsrc runc 2>/dev/null | sed -n '/^Package: runc$/p')" ]; }
+	has_src && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "install-deps: no deb-src entry for Debian's archive; run as root to add $f" >&2
+		exit 1
+	fi
+	{
+		echo "# Written by memfd-toolkit's contrib/install-deps.sh: the source"
+		echo "# packages of the archives this machine uses, for apt-get source."
+		# deb822 files: each stanza of Types: deb again as deb-src.
+		for src in /etc/apt/sources.list.d/*.sources; do
+			if [ ! -e "$src" ] || [ "$src" = "$f" ]; then continue; fi
+			awk 'BEGIN { RS = ""; ORS = "\n\n" }
+				/(^|\n)Types:[^\n]*(^|[ \t])deb([ \t]|\n|$)/ && !/Enabled: *no/ {
+					sub(/Types:[^\n]*/, "Types: deb-src"); print }' "$src"
+		done
+		# one-line lists: each deb line again as deb-src (after the deb822 part).
+	} >"$f.tmp"
+	sed -n 's/^deb[ \t]/deb-src /p' /etc/apt/sources.list /etc/apt/sources.list.d/*.list 2>/dev/null \
+		>"${f%.sources}.list.tmp" || true
+	if grep -q '^Types: deb-src' "$f.tmp"; then mv "$f.tmp" "$f"; else rm -f "$f.tmp"; fi
+	if [ -s "${f%.sources}.list.tmp" ]; then
+		mv "${f%.sources}.list.tmp" "${f%.sources}.list"
+	else
+		rm -f "${f%.sources}.list.tmp"
+	fi
+	apt-get update -qq
+	has_src || {
+		echo "install-deps: added deb-src entries, but apt-cache still has no source package runc" >&2
+		exit 1
+	}
+}
 
 build=(gcc make cmake pkg-config libc6-dev libcap-dev libseccomp-dev
 	libyajl-dev util-linux)
@@ -27,11 +69,15 @@ test=("${demo[@]}" bats cpio xz-utils qemu-system-x86 runc clang-format
 	containerd docker.io curl crun python3-yaml btrfs-progs xfsprogs systemd)
 
 case "${1:-test}" in
+deb-src)
+	deb_src
+	exit 0
+	;;
 build) pkgs=("${build[@]}") ;;
 demo) pkgs=("${demo[@]}") ;;
 test) pkgs=("${test[@]}") ;;
 *)
-	echo "install-deps: unknown set '$1'; allowed: build, demo, test" >&2
+	echo "install-deps: unknown set '$1'; allowed: build, demo, test, deb-src" >&2
 	exit 2
 	;;
 esac

@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The sealed W^X loader's entry points; see cloned_binary.h for the
- * contract, memfd.c and tmpdir.c for the methods.
+ * contract, context.c for the context and the debug log, and overlay.c,
+ * memfd.c and tmpdir.c for the methods.
  *
- * Order of methods (auto): memfd-exec, memfd (memfd.c), then tmpfile or
- * mkostemp (tmpdir.c), which are taken only for a policy answer of the
- * kernel: vm.memfd_noexec=2, memfd_create refused (EACCES/EPERM) or
- * missing (ENOSYS), or a memfd born without x bits.
+ * Order of methods (auto): overlay first (overlay.c: the binary itself on
+ * a detached read-only overlayfs, no copy); where that is impossible,
+ * memfd-exec, then memfd (memfd.c); then tmpfile or mkostemp (tmpdir.c),
+ * which are taken only for a policy answer of the kernel:
+ * vm.memfd_noexec=2, memfd_create refused (EACCES/EPERM) or missing
+ * (ENOSYS), or a memfd born without x bits.
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <limits.h>
 #include <fcntl.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,63 +31,6 @@
 #define CMDLINE_MAX (4U * 1024 * 1024)
 
 extern char **environ;
-
-/* ---- context, debug markers, errors -------------------------------------- */
-
-void cb_ctx_init(struct cb_ctx *c, const struct cloned_binary_options *opts, struct mt_error **err,
-		 bool probe)
-{
-	static const struct cloned_binary_options defaults = {};
-
-	c->opts = opts ? opts : &defaults;
-	c->f = (struct mt_features){};
-	c->probed = false;
-	c->err = err;
-	if (c->opts->features) {
-		c->f = *c->opts->features;
-		c->probed = true;
-	} else if (probe) {
-		cb_ctx_probe(c);
-	}
-}
-
-void cb_ctx_probe(struct cb_ctx *c)
-{
-	if (c->probed)
-		return;
-	mt_features_probe(&c->f);
-	c->probed = true;
-}
-
-void cb_debug(const struct cb_ctx *c, const char *fmt, ...)
-{
-	char line[512];
-	va_list ap;
-	int saved = errno;
-
-	if (!c->opts->debug)
-		return;
-	va_start(ap, fmt);
-	(void)vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	if (c->opts->log)
-		c->opts->log(line);
-	else
-		(void)dprintf(STDERR_FILENO, "%s\n", line);
-	errno = saved;
-}
-
-int cb_fail(const struct cb_ctx *c, int r, const char *fmt, ...)
-{
-	char what[192];
-	va_list ap;
-
-	va_start(ap, fmt);
-	(void)vsnprintf(what, sizeof(what), fmt, ap);
-	va_end(ap);
-	cb_debug(c, "cloned_binary: Failed to %s: %s", what, strerror(-r));
-	return mt_error_set(c->err, r, "Failed to %s: %s", what, strerror(-r));
-}
 
 /* ---- names ----------------------------------------------------------------
  */

@@ -63,7 +63,7 @@ demo=("${build[@]}" busybox-static golang-go
 # and xfsprogs make the loop filesystems of tests/bench/copy-time.sh
 # (reflink), which tests/bats/bench.bats runs.  systemd for
 # `systemd-analyze verify` of contrib/systemd (never started).
-test=("${demo[@]}" bats cpio xz-utils qemu-system-x86 runc clang-format
+test=("${demo[@]}" bats bats-support bats-assert shellcheck cpio xz-utils qemu-system-x86 runc clang-format
 	libclang-rt-14-dev clang llvm python3 libfuse3-dev fuse3 podman conmon
 	golang-github-containers-common containernetworking-plugins
 	containerd docker.io curl crun python3-yaml btrfs-progs xfsprogs systemd)

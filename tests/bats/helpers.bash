@@ -14,6 +14,11 @@ SELFCHECK="$BUILD_DIR/tests/helpers/selfcheck"
 ATTACK="$BUILD_DIR/tests/helpers/cbtest-attack"
 ENSURE_HELPER="$BUILD_DIR/tests/helpers/ensure-helper"
 FAKEKERNEL="$BUILD_DIR/tests/fakekernel/fakekernel"
+# Debian's bats-support and bats-assert (assert_success, assert_output,
+# refute_output, assert_line, fail, ...): contrib/install-deps.sh test.
+BATS_LIB_DIR="${BATS_LIB_DIR:-/usr/lib/bats}"
+load "$BATS_LIB_DIR/bats-support/load"
+load "$BATS_LIB_DIR/bats-assert/load"
 # The unprivileged user the rootless tests run as (created on demand).
 TEST_USER="${TEST_USER:-cbtest}"
 

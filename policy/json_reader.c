@@ -21,6 +21,7 @@
 
 #include "json_reader.h"
 #include "macro.h"
+#include "escape.h"
 #include "message.h"
 #include "policy.h"
 
@@ -363,7 +364,7 @@ static int on_string(void *ctx, const unsigned char *str, size_t len)
 {
 	struct scan *s = ctx;
 
-	if (!policy_utf8_valid((const char *)str, len)) {
+	if (!mt_utf8_valid((const char *)str, len)) {
 		_cleanup_free_ char *path = render_path(s, s->depth);
 
 		if (!path)
@@ -418,7 +419,7 @@ static int on_map_key(void *ctx, const unsigned char *key, size_t len)
 	struct frame *f = &s->frames[s->depth - 1];
 	const char *k = (const char *)key;
 
-	if (!policy_utf8_valid(k, len)) {
+	if (!mt_utf8_valid(k, len)) {
 		_cleanup_free_ char *where = describe_container(s, s->depth - 1);
 
 		if (!where)

@@ -1,13 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Internal to policy/ (the names carry the prefix only because a static
- * library exports them): quoting untrusted JSON text inside messages, and
- * checking UTF-8.
+ * Internal to policy/ (the name carries the prefix only because a static
+ * library exports it): quoting untrusted JSON text inside messages, with
+ * the toolkit's one escaper (common/escape.h).
  */
 #ifndef POLICY_MESSAGE_H
 #define POLICY_MESSAGE_H
 
-#include <stdbool.h>
 #include <stddef.h>
 
 #include "macro.h"
@@ -25,11 +24,5 @@
  * Returns NULL only when out of memory.
  */
 char *policy_message_quote(const char *s, size_t len, size_t full_len);
-
-/*
- * True if the len bytes at s are well-formed UTF-8: no overlong forms, no
- * surrogates, nothing above U+10FFFF.  (yajl checks only the shape.)
- */
-bool policy_utf8_valid(const char *s, size_t len);
 
 #endif

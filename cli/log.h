@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * How the programs (sealexec, memfd-noexec) report: one line on stderr per
+ * message, "PROGRAM[ VERB]: TEXT", written with a single write(2) so that
+ * the lines of parallel processes never interleave.  This folder belongs
+ * to the programs alone: library code (cloned_binary/, common/, nsexec/,
+ * policy/) never prints above its debug log and never links this.
+ */
+#ifndef MEMFD_TOOLKIT_CLI_LOG_H
+#define MEMFD_TOOLKIT_CLI_LOG_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+
+#include "macro.h"
+
+/*
+ * program: "sealexec" or "memfd-noexec", the prefix of every line.
+ * debug_env: the variable that turns debug lines on when it is exactly
+ * "1" (NULL: off until cli_log_set_debug()).
+ */
+void cli_log_init(const char *program, const char *debug_env);
+/* The verb after the program in error and notice lines ("run"); NULL: none. */
+void cli_log_set_verb(const char *verb);
+void cli_log_set_debug(bool on);
+bool cli_log_debug_enabled(void);
+
+/* "PROGRAM[ VERB]: TEXT" */
+_printf_(1, 2) void cli_error(const char *fmt, ...);
+_printf_(1, 0) void cli_verror(const char *fmt, va_list ap);
+/* "PROGRAM[ VERB]: notice: TEXT" */
+_printf_(1, 2) void cli_notice(const char *fmt, ...);
+/* cli_error(), then exit(status). */
+_noreturn_ _printf_(2, 3) void cli_die(int status, const char *fmt, ...);
+/* Only when debugging is on: "PROGRAM: TEXT" (a stable marker for tests). */
+_printf_(1, 2) void cli_debug(const char *fmt, ...);
+/* A ready line as it is (the loader's debug markers,
+ * cloned_binary_options.log), as one write. */
+void cli_log_line(const char *line);
+
+/* The option getopt() refused, as the user wrote it ("-x" or "--long"). */
+const char *cli_bad_option(char *argv[]);
+
+#endif

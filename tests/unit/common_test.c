@@ -1,0 +1,182 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * Unit tests for common/: the one integer parser and the one escaper, as
+ * tables of input and expected outcome.  `common_test CASE` runs one case.
+ */
+#include <errno.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "escape.h"
+#include "parse.h"
+
+#define FAIL(...)                                               \
+	do {                                                    \
+		fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
+		fprintf(stderr, __VA_ARGS__);                   \
+		fputc('\n', stderr);                            \
+		return 1;                                       \
+	} while (0)
+
+static const struct parse_row {
+	const char *in;
+	uint64_t max;
+	bool prefix;
+	int want_r;
+	uint64_t want_v;
+	size_t want_end; /* with prefix: bytes consumed */
+} parse_rows[] = {
+	{"0", 10, false, 0, 0, 0},
+	{"7", 10, false, 0, 7, 0},
+	{"007", 10, false, 0, 7, 0},
+	{"10", 10, false, 0, 10, 0},
+	{"11", 10, false, -ERANGE, 0, 0},
+	{"4294967295", UINT32_MAX, false, 0, UINT32_MAX, 0},
+	{"4294967296", UINT32_MAX, false, -ERANGE, 0, 0},
+	{"18446744073709551615", UINT64_MAX, false, 0, UINT64_MAX, 0},
+	{"18446744073709551616", UINT64_MAX, false, -ERANGE, 0, 0},
+	{"99999999999999999999999", UINT64_MAX, false, -ERANGE, 0, 0},
+	{"", 10, false, -EINVAL, 0, 0},
+	{"-1", 10, false, -EINVAL, 0, 0},
+	{"+1", 10, false, -EINVAL, 0, 0},
+	{" 1", 10, false, -EINVAL, 0, 0},
+	{"1 ", 10, false, -EINVAL, 0, 0},
+	{"1\n", 10, false, -EINVAL, 0, 0},
+	{"0x10", 100, false, -EINVAL, 0, 0},
+	{"1a", 100, false, -EINVAL, 0, 0},
+	{"12 34", 100, true, 0, 12, 2},
+	{"5\n", 10, true, 0, 5, 1},
+	{"x5", 10, true, -EINVAL, 0, 0},
+	{"50 1", 10, true, -ERANGE, 0, 0},
+};
+
+static int case_parse_table(void)
+{
+	for (size_t i = 0; i < sizeof(parse_rows) / sizeof(parse_rows[0]); i++) {
+		const struct parse_row *t = &parse_rows[i];
+		const char *end = NULL;
+		uint64_t v = 12345;
+		int r = mt_parse_uint(t->in, t->max, &v, t->prefix ? &end : NULL);
+
+		if (r != t->want_r)
+			FAIL("mt_parse_uint(\"%s\", %ju): %d, want %d", t->in, (uintmax_t)t->max, r,
+			     t->want_r);
+		if (r < 0 && v != 12345)
+			FAIL("mt_parse_uint(\"%s\") wrote *ret on failure", t->in);
+		if (r == 0 && v != t->want_v)
+			FAIL("mt_parse_uint(\"%s\"): %ju, want %ju", t->in, (uintmax_t)v,
+			     (uintmax_t)t->want_v);
+		if (r == 0 && t->prefix && (size_t)(end - t->in) != t->want_end)
+			FAIL("mt_parse_uint(\"%s\"): end at %td, want %zu", t->in, end - t->in,
+			     t->want_end);
+	}
+	return 0;
+}
+
+static int case_parse_null_and_int(void)
+{
+	int v = -1;
+
+	if (mt_parse_uint(NULL, 1, &(uint64_t){0}, NULL) != -EINVAL)
+		FAIL("NULL is not a number");
+	if (mt_parse_int("2147483647", INT32_MAX, &v, NULL) != 0 || v != INT32_MAX)
+		FAIL("mt_parse_int: INT_MAX");
+	if (mt_parse_int("3", 2, &v, NULL) != -ERANGE)
+		FAIL("mt_parse_int: over max");
+	if (mt_parse_int("1", -1, &v, NULL) != -EINVAL)
+		FAIL("mt_parse_int: negative max");
+	return 0;
+}
+
+static const struct escape_row {
+	const char *in;
+	size_t len; /* 0: strlen */
+	size_t size, max_chars;
+	const char *want;
+	size_t want_used;
+} escape_rows[] = {
+	{"plain", 0, 64, SIZE_MAX, "plain", 5},
+	{"a\"b\\c", 0, 64, SIZE_MAX, "a\\\"b\\\\c", 5},
+	{"\n\t\r\b\f", 0, 64, SIZE_MAX, "\\n\\t\\r\\b\\f", 5},
+	{"\x01\x1f\x7f", 0, 64, SIZE_MAX, "\\u0001\\u001f\\u007f", 3},
+	{"\xc3\xa9", 0, 64, SIZE_MAX, "\\u00e9", 2},
+	{"\xe2\x82\xac", 0, 64, SIZE_MAX, "\\u20ac", 3},
+	{"\xf0\x9f\x98\x80", 0, 64, SIZE_MAX, "\\ud83d\\ude00", 4},
+	{"\xff", 0, 64, SIZE_MAX, "\\u00ff", 1},		       /* not UTF-8 */
+	{"\xc0\xaf", 0, 64, SIZE_MAX, "\\u00c0\\u00af", 2},	       /* overlong */
+	{"\xed\xa0\x80", 0, 64, SIZE_MAX, "\\u00ed\\u00a0\\u0080", 3}, /* surrogate */
+	{"\xe2\x82", 0, 64, SIZE_MAX, "\\u00e2\\u0082", 2},	       /* truncated */
+	{"a\0b", 3, 64, SIZE_MAX, "a\\u0000b", 3},
+	{"abcdef", 0, 64, 3, "abc", 3},
+	{"abcdef", 0, 4, SIZE_MAX, "abc", 3},
+	{"ab\ncd", 0, 4, SIZE_MAX, "ab", 2}, /* never half an escape */
+	{"x", 0, 1, SIZE_MAX, "", 0},
+};
+
+static int case_escape_table(void)
+{
+	for (size_t i = 0; i < sizeof(escape_rows) / sizeof(escape_rows[0]); i++) {
+		const struct escape_row *t = &escape_rows[i];
+		size_t len = t->len ? t->len : strlen(t->in), used;
+		char buf[128];
+
+		memset(buf, 'Z', sizeof(buf));
+		used = mt_escape(buf, t->size, t->in, len, t->max_chars);
+		if (strcmp(buf, t->want) != 0)
+			FAIL("row %zu: \"%s\", want \"%s\"", i, buf, t->want);
+		if (used != t->want_used)
+			FAIL("row %zu: used %zu, want %zu", i, used, t->want_used);
+		if (strlen(buf) >= t->size)
+			FAIL("row %zu: wrote past size %zu", i, t->size);
+		for (const char *p = buf; *p; p++)
+			if (*p < 0x20 || *p >= 0x7f)
+				FAIL("row %zu: byte 0x%02x is not printable ASCII", i,
+				     (unsigned char)*p);
+	}
+	return 0;
+}
+
+static int case_utf8_valid(void)
+{
+	if (!mt_utf8_valid("ab\xc3\xa9\xf0\x9f\x98\x80", 8))
+		FAIL("valid UTF-8 refused");
+	if (mt_utf8_valid("\xc0\xaf", 2) || mt_utf8_valid("\xed\xa0\x80", 3) ||
+	    mt_utf8_valid("\xf4\x90\x80\x80", 4) || mt_utf8_valid("\xe2\x82", 2))
+		FAIL("invalid UTF-8 accepted");
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	int (*fn)(void);
+} cases[] = {
+	{"parse_table", case_parse_table},
+	{"parse_null_and_int", case_parse_null_and_int},
+	{"escape_table", case_escape_table},
+	{"utf8_valid", case_utf8_valid},
+};
+
+int main(int argc, char *argv[])
+{
+	int failed = 0;
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		if (argc == 2 && strcmp(argv[1], cases[i].name) != 0)
+			continue;
+		if (cases[i].fn() != 0) {
+			printf("not ok %s\n", cases[i].name);
+			failed++;
+		} else {
+			printf("ok %s\n", cases[i].name);
+		}
+		if (argc == 2)
+			return failed;
+	}
+	if (argc == 2) {
+		fprintf(stderr, "common_test: unknown case '%s'\n", argv[1]);
+		return 2;
+	}
+	return failed ? 1 : 0;
+}

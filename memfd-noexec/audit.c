@@ -387,7 +387,8 @@ static int inspect_from_fds(int dirfd, pid_t pid, struct memfd *m)
 		if (!is_memfd_path(link) || fstatat(fdfd, de->d_name, &st, 0) < 0 ||
 		    st.st_dev != m->dev || st.st_ino != m->ino)
 			continue;
-		snprintf(name, sizeof(name), "fd/%s", de->d_name);
+		if (snprintf(name, sizeof(name), "fd/%s", de->d_name) >= (int)sizeof(name))
+			continue; /* cannot happen: d_name is at most 20 bytes here */
 		r = inspect_at(dirfd, name, pid, m, true);
 		if (r == 0)
 			return 0;

@@ -1,7 +1,7 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 # Builds everything and runs every suite: the format check, the C unit
-# tests (gcc, clang, and gcc with ASan+UBSan), the policy fuzzer (every
+# tests (gcc, clang, gcc with ASan+UBSan, and a gcc Debug build), the policy fuzzer (every
 # committed input, then FUZZ_SECONDS, default 60, of fuzzing), the bats
 # suites, the patched runc suite and the qemu kernel matrix.  Run as root
 # on Debian 12; installs what it needs.  Ends with one line "N passed, N
@@ -78,6 +78,8 @@ one_check build sh -c "cmake -S . -B build >/dev/null && cmake --build build -j2
 one_check build-asan sh -c "cmake -S . -B build-asan -DENABLE_ASAN=ON -DENABLE_UBSAN=ON >/dev/null && cmake --build build-asan -j2"
 one_check build-static sh -c "cmake -S . -B build-static -DBUILD_STATIC=ON >/dev/null && cmake --build build-static -j2"
 one_check build-clang sh -c "CC=clang cmake -S . -B build-clang >/dev/null && cmake --build build-clang -j2"
+# -O0 with assertions: GCC's -Wformat-truncation and friends judge other paths there.
+one_check build-debug sh -c "cmake -S . -B build-debug -DCMAKE_BUILD_TYPE=Debug >/dev/null && cmake --build build-debug -j2"
 
 note "unit tests (CTest)"
 run_ctest build plain
@@ -85,6 +87,8 @@ note "unit tests under ASan+UBSan (CTest)"
 ASAN_OPTIONS=detect_leaks=1 run_ctest build-asan asan
 note "unit tests, clang build (CTest)"
 run_ctest build-clang clang
+note "unit tests, Debug build (CTest)"
+run_ctest build-debug debug
 
 # The policy parsers under libFuzzer (ASan+UBSan): every committed input
 # once, then a fixed budget of fuzzing from a copy of the seed corpus in

@@ -25,7 +25,6 @@
 #include <getopt.h>
 #include <sched.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,9 +36,9 @@
 
 #include "audit.h"
 #include "check_runtime.h"
-#include "cli.h"
 #include "fd-util.h"
 #include "kernel-features.h"
+#include "log.h"
 #include "json_writer.h"
 #include "macro.h"
 #include "nsexec.h"
@@ -54,83 +53,22 @@
 #define EXIT_NOT_FOUND 127
 
 static const char *prog = "memfd-noexec";
-static const char *command = NULL; /* for messages: "memfd-noexec run" */
-
-/* ---- reporting (the tool's main() is the only place that prints) -------- */
-
-_printf_(1, 0) static void verr(const char *fmt, va_list ap)
-{
-	fprintf(stderr, "%s%s%s: ", prog, command ? " " : "", command ? command : "");
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-}
-
-_printf_(1, 2) static void err(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	verr(fmt, ap);
-	va_end(ap);
-}
-
-_noreturn_ _printf_(2, 3) static void die(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	verr(fmt, ap);
-	va_end(ap);
-	exit(status);
-}
-
-static bool debug_enabled(void)
-{
-	const char *e = getenv("MEMFD_NOEXEC_DEBUG");
-
-	return e && strcmp(e, "1") == 0;
-}
-
-_printf_(1, 2) static void debug(const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!debug_enabled())
-		return;
-	fprintf(stderr, "%s: ", prog);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
-const char *nsexec_cli_bad_option(char *argv[])
-{
-	static char buf[3];
-
-	if (optopt > 0 && optopt < 128) {
-		buf[0] = '-';
-		buf[1] = (char)optopt;
-		return buf;
-	}
-	return argv[optind - 1];
-}
 
 static void report_result(const struct nsexec_result *res)
 {
 	if (res->joined)
-		fprintf(stderr,
-			"%s: notice: the container joins the existing PID namespace pid:[%lu], already at %d (asked for %d); it is left unchanged\n",
-			prog, res->ino, res->after, res->requested);
+		cli_notice(
+			"the container joins the existing PID namespace pid:[%lu], already at %d (asked for %d); it is left unchanged",
+			res->ino, res->after, res->requested);
 	else if (res->kept)
-		fprintf(stderr, "%s: notice: kept stricter inherited value %d (asked for %d)\n",
-			prog, res->after, res->requested);
+		cli_notice("kept stricter inherited value %d (asked for %d)", res->after,
+			   res->requested);
 	if (res->joined)
-		debug("joined %d", res->after);
+		cli_debug("joined %d", res->after);
 	else if (res->written)
-		debug("wrote %d", res->requested);
+		cli_debug("wrote %d", res->requested);
 	else
-		debug("kept %d", res->after);
+		cli_debug("kept %d", res->after);
 }
 
 /* The probed features, less those MEMFD_TOOLKIT_FEATURES turns off. */
@@ -141,7 +79,7 @@ static void features_or_die(struct mt_features *f)
 	mt_features_probe(f);
 	if (mt_features_disable(f, getenv("MEMFD_TOOLKIT_FEATURES"), "MEMFD_TOOLKIT_FEATURES", &e) <
 	    0)
-		die(EXIT_USAGE, "%s", mt_error_message(e));
+		cli_die(EXIT_USAGE, "%s", mt_error_message(e));
 }
 
 /* ---- usage -------------------------------------------------------------- */
@@ -260,7 +198,7 @@ static void status_collect(struct status_info *s, bool probe)
 	} else if (probe) {
 		r = nsexec_probe_semantics(&s->sem, s->sem_detail, sizeof(s->sem_detail));
 		if (r < 0)
-			die(1, "Failed to probe the semantics: %s", strerror(-r));
+			cli_die(1, "Failed to probe the semantics: %s", strerror(-r));
 		s->probed = true;
 	}
 }
@@ -283,28 +221,28 @@ static int cmd_status(int argc, char *argv[])
 			return 0;
 		}
 		if (c != 'j' && c != 'n')
-			die(EXIT_USAGE,
-			    "unknown option '%s': allowed are --json, --no-probe, --help",
-			    nsexec_cli_bad_option(argv));
+			cli_die(EXIT_USAGE,
+				"unknown option '%s': allowed are --json, --no-probe, --help",
+				cli_bad_option(argv));
 		json |= c == 'j';
 		probe &= c != 'n';
 	}
 	if (optind < argc)
-		die(EXIT_USAGE,
-		    "unexpected argument '%s': status takes only --json, --no-probe, --help",
-		    argv[optind]);
+		cli_die(EXIT_USAGE,
+			"unexpected argument '%s': status takes only --json, --no-probe, --help",
+			argv[optind]);
 
 	status_collect(&s, probe);
 	if (json) {
 		r = print_status_json(&s);
 		if (r < 0)
-			die(1, "Failed to format JSON: %s", strerror(-r));
+			cli_die(1, "Failed to format JSON: %s", strerror(-r));
 	} else {
 		print_status_text(&s);
 	}
 	mt_error_free(&s.can_reason);
 	if (fflush(stdout) != 0)
-		die(1, "Failed to write the status: %m");
+		cli_die(1, "Failed to write the status: %m");
 	return 0;
 }
 
@@ -331,11 +269,11 @@ _noreturn_ static void run_child(int sync_fd, char *argv[])
 	if (run_mount_proc &&
 	    (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
 	     mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)) {
-		err("Failed to mount a /proc of the new PID namespace: %m");
+		cli_error("Failed to mount a /proc of the new PID namespace: %m");
 		_exit(EXIT_RUN_FAILED);
 	}
 	execvp(argv[0], argv);
-	err("Failed to execute %s: %m", argv[0]);
+	cli_error("Failed to execute %s: %m", argv[0]);
 	_exit(errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
 }
 
@@ -361,22 +299,23 @@ static int run_options(int argc, char *argv[])
 		case 'l':
 			level = mt_memfd_noexec_parse(optarg);
 			if (level < 0)
-				die(EXIT_USAGE,
-				    "invalid --level '%s': allowed values are 0, 1 or 2", optarg);
+				cli_die(EXIT_USAGE,
+					"invalid --level '%s': allowed values are 0, 1 or 2",
+					optarg);
 			break;
 		case ':':
-			die(EXIT_USAGE, "option '%s' needs a value: 0, 1 or 2",
-			    nsexec_cli_bad_option(argv));
+			cli_die(EXIT_USAGE, "option '%s' needs a value: 0, 1 or 2",
+				cli_bad_option(argv));
 		default:
-			die(EXIT_USAGE,
-			    "unknown option '%s': allowed are --level N, --proc, --help",
-			    nsexec_cli_bad_option(argv));
+			cli_die(EXIT_USAGE,
+				"unknown option '%s': allowed are --level N, --proc, --help",
+				cli_bad_option(argv));
 		}
 	}
 	if (level < 0)
-		die(EXIT_USAGE, "missing --level N (allowed values are 0, 1 or 2)");
+		cli_die(EXIT_USAGE, "missing --level N (allowed values are 0, 1 or 2)");
 	if (optind >= argc)
-		die(EXIT_USAGE, "missing the command to run after --level %d", level);
+		cli_die(EXIT_USAGE, "missing the command to run after --level %d", level);
 	return level;
 }
 
@@ -387,16 +326,16 @@ static pid_t run_spawn(char *argv[], int *ret_sync)
 	pid_t pid;
 
 	if (pipe2(sync, O_CLOEXEC) < 0)
-		die(EXIT_RUN_FAILED, "Failed to create a pipe: %m");
+		cli_die(EXIT_RUN_FAILED, "Failed to create a pipe: %m");
 	if (unshare(CLONE_NEWPID | (run_mount_proc ? CLONE_NEWNS : 0)) < 0)
-		die(EXIT_RUN_FAILED, "Failed to create a PID namespace: %m%s",
-		    errno == EPERM
-			    ? " (needs CAP_SYS_ADMIN; setting vm.memfd_noexec needs global root)"
-			    : "");
+		cli_die(EXIT_RUN_FAILED, "Failed to create a PID namespace: %m%s",
+			errno == EPERM
+				? " (needs CAP_SYS_ADMIN; setting vm.memfd_noexec needs global root)"
+				: "");
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0)
-		die(EXIT_RUN_FAILED, "Failed to fork: %m");
+		cli_die(EXIT_RUN_FAILED, "Failed to fork: %m");
 	if (pid == 0) {
 		(void)close(sync[1]);
 		run_child(sync[0], argv);
@@ -412,7 +351,7 @@ static int wait_status(pid_t pid)
 
 	while (waitpid(pid, &status, 0) < 0)
 		if (errno != EINTR)
-			die(EXIT_RUN_FAILED, "Failed to wait for the command: %m");
+			cli_die(EXIT_RUN_FAILED, "Failed to wait for the command: %m");
 	if (WIFEXITED(status))
 		return WEXITSTATUS(status);
 	if (WIFSIGNALED(status))
@@ -439,13 +378,13 @@ static int cmd_run(int argc, char *argv[])
 		(void)close(sync_fd);
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
-		die(EXIT_RUN_FAILED, "%s", mt_error_message(e));
+		cli_die(EXIT_RUN_FAILED, "%s", mt_error_message(e));
 	}
 	report_result(&res);
 
 	if (write(sync_fd, "g", 1) != 1) {
 		(void)kill(pid, SIGKILL);
-		die(EXIT_RUN_FAILED, "Failed to start the command: %m");
+		cli_die(EXIT_RUN_FAILED, "Failed to start the command: %m");
 	}
 	(void)close(sync_fd);
 	return wait_status(pid);
@@ -466,14 +405,14 @@ static void hook_options(int argc, char *argv[])
 			usage_hook(stdout);
 			exit(0);
 		}
-		die(EXIT_USAGE,
-		    "unknown option '%s': hook takes only --help (the OCI state comes on stdin)",
-		    nsexec_cli_bad_option(argv));
+		cli_die(EXIT_USAGE,
+			"unknown option '%s': hook takes only --help (the OCI state comes on stdin)",
+			cli_bad_option(argv));
 	}
 	if (optind < argc)
-		die(EXIT_USAGE,
-		    "unexpected argument '%s': hook takes no arguments (the OCI state comes on stdin)",
-		    argv[optind]);
+		cli_die(EXIT_USAGE,
+			"unexpected argument '%s': hook takes no arguments (the OCI state comes on stdin)",
+			argv[optind]);
 }
 
 static int hook_read_state(struct policy_state *st, struct mt_error **e)
@@ -539,15 +478,15 @@ static int cmd_hook(int argc, char *argv[])
 
 	hook_options(argc, argv);
 	if (hook_read_state(&st, &e) < 0 || hook_request(&st, &req, &e) < 0) {
-		err("%s", mt_error_message(e));
+		cli_error("%s", mt_error_message(e));
 		return 1;
 	}
 	if (req.level == POLICY_LEVEL_NONE) {
-		debug("no request");
+		cli_debug("no request");
 		return 0;
 	}
 	if (nsexec_apply_memfd_noexec(st.pid, &req, &res, &e) < 0) {
-		err("%s", mt_error_message(e));
+		cli_error("%s", mt_error_message(e));
 		return 1;
 	}
 	report_result(&res);
@@ -567,6 +506,7 @@ int main(int argc, char *argv[])
 		{"check", nsexec_cmd_check}, {"serve", nsexec_serve_main},
 	};
 
+	cli_log_init(prog, "MEMFD_NOEXEC_DEBUG");
 	if (argc < 2) {
 		usage_main(stderr);
 		return EXIT_USAGE;
@@ -582,13 +522,13 @@ int main(int argc, char *argv[])
 	for (size_t i = 0; i < ELEMENTSOF(commands); i++) {
 		if (strcmp(argv[1], commands[i].name) != 0)
 			continue;
-		command = commands[i].name;
+		cli_log_set_verb(commands[i].name);
 		/* getopt sees the command as argv[0]. */
 		optind = 1;
 		opterr = 0;
 		return commands[i].fn(argc - 1, argv + 1);
 	}
-	die(EXIT_USAGE,
-	    "unknown command '%s': allowed are status, run, hook, audit, check, serve (or --help, --version)",
-	    argv[1]);
+	cli_die(EXIT_USAGE,
+		"unknown command '%s': allowed are status, run, hook, audit, check, serve (or --help, --version)",
+		argv[1]);
 }

@@ -65,7 +65,7 @@
 #include "macro.h"
 #include "missing_syscall.h"
 #include "nsexec.h"
-#include "cli.h"
+#include "log.h"
 #include "kernel-features.h"
 #include "pidns.h"
 #include "probe.h"
@@ -314,12 +314,11 @@ static void parse_options(int argc, char *argv[], struct serve_config *cfg)
 			option_allow(cfg, c, optarg);
 			break;
 		case ':':
-			die(SERVE_EXIT_USAGE, "option '%s' needs a value",
-			    nsexec_cli_bad_option(argv));
+			die(SERVE_EXIT_USAGE, "option '%s' needs a value", cli_bad_option(argv));
 		default:
 			die(SERVE_EXIT_USAGE,
 			    "unknown option '%s': allowed are --socket PATH, --allow-user USER, --allow-group GROUP, --help",
-			    nsexec_cli_bad_option(argv));
+			    cli_bad_option(argv));
 		}
 	}
 	if (optind < argc)

@@ -119,11 +119,19 @@ void cli_log_line(const char *line)
 const char *cli_bad_option(char *argv[])
 {
 	static char buf[3];
+	const char *cur = argv[optind], *prev = argv[optind - 1];
+	/* getopt stops inside "-xj" at x with optind still on "-xj"; after
+	 * the last letter of a cluster, or a long option, optind is past it. */
+	bool in_cluster = optopt > 0 && optopt < 128 && cur && cur[0] == '-' && cur[1] &&
+			  cur[1] != '-' && strchr(cur + 1, optopt);
 
+	if (!in_cluster && strncmp(prev, "--", 2) == 0 && prev[2])
+		return prev;
 	if (optopt > 0 && optopt < 128) {
 		buf[0] = '-';
 		buf[1] = (char)optopt;
+		buf[2] = '\0';
 		return buf;
 	}
-	return argv[optind - 1];
+	return prev;
 }

@@ -38,7 +38,12 @@ _printf_(1, 2) void cli_debug(const char *fmt, ...);
  * cloned_binary_options.log), as one write. */
 void cli_log_line(const char *line);
 
-/* The option getopt() refused, as the user wrote it ("-x" or "--long"). */
+/*
+ * Right after getopt_long() returned '?' or ':', the option it refused, as
+ * the user wrote it: "-x" for a short one (also inside a cluster such as
+ * "-jx"), the whole argument for a long one ("--long", "--long=VALUE").
+ * The result lives until the next call.
+ */
 const char *cli_bad_option(char *argv[]);
 
 #endif

@@ -1,15 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for common/: the one integer parser and the one escaper, as
- * tables of input and expected outcome.  `common_test CASE` runs one case.
+ * tables of input and expected outcome; and cli/'s name of a refused
+ * option.  `common_test CASE` runs one case.
  */
 #include <errno.h>
+#include <getopt.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "escape.h"
+#include "log.h"
 #include "parse.h"
 
 #define FAIL(...)                                               \
@@ -148,6 +151,55 @@ static int case_utf8_valid(void)
 	return 0;
 }
 
+/* getopt_long() over argv (NULL-terminated), then cli_bad_option() at the
+ * first error: what the message would name. */
+static const struct bad_option_row {
+	const char *argv[6];
+	const char *want;
+} bad_option_rows[] = {
+	{{"status", "--bogus"}, "--bogus"},
+	{{"status", "--bogus=3"}, "--bogus=3"},
+	{{"status", "--json=1"}, "--json=1"},
+	{{"status", "-x"}, "-x"},
+	{{"status", "-jx"}, "-x"},
+	{{"status", "-xj"}, "-x"},
+	{{"status", "--json", "-xj"}, "-x"},
+	{{"status", "--json", "-jx", "--json"}, "-x"},
+	{{"run", "--level"}, "--level"},
+	{{"run", "-l"}, "-l"},
+	{{"run", "-jl"}, "-l"},
+	{{"run", "--json", "-l"}, "-l"},
+};
+
+static int case_bad_option_table(void)
+{
+	static const struct option options[] = {
+		{"json", no_argument, NULL, 'j'},
+		{"level", required_argument, NULL, 'l'},
+		{},
+	};
+
+	for (size_t i = 0; i < sizeof(bad_option_rows) / sizeof(bad_option_rows[0]); i++) {
+		const struct bad_option_row *t = &bad_option_rows[i];
+		char *argv[6] = {};
+		int argc = 0, c;
+
+		while (t->argv[argc]) {
+			argv[argc] = (char *)t->argv[argc];
+			argc++;
+		}
+		optind = 1;
+		opterr = 0;
+		while ((c = getopt_long(argc, argv, "+:jl:", options, NULL)) == 'j' || c == 'l')
+			;
+		if (c != '?' && c != ':')
+			FAIL("row %zu: getopt_long() found no error", i);
+		if (strcmp(cli_bad_option(argv), t->want) != 0)
+			FAIL("row %zu: named '%s', want '%s'", i, cli_bad_option(argv), t->want);
+	}
+	return 0;
+}
+
 static const struct {
 	const char *name;
 	int (*fn)(void);
@@ -156,6 +208,7 @@ static const struct {
 	{"parse_null_and_int", case_parse_null_and_int},
 	{"escape_table", case_escape_table},
 	{"utf8_valid", case_utf8_valid},
+	{"bad_option_table", case_bad_option_table},
 };
 
 int main(int argc, char *argv[])

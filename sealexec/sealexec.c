@@ -19,7 +19,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +27,7 @@
 #include <unistd.h>
 
 #include "cloned_binary.h"
+#include "log.h"
 #include "macro.h"
 #include "memfd-sysctl.h"
 
@@ -35,18 +35,6 @@
 #define EXIT_CANNOT_EXEC 126
 
 extern char **environ;
-
-_noreturn_ _printf_(2, 3) static void die(int status, const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("sealexec: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-	exit(status);
-}
 
 static void usage(FILE *f)
 {
@@ -93,10 +81,10 @@ static int check_file(const char *path, const struct cloned_binary_options *o)
 	int r;
 
 	if (fd < 0)
-		die(EXIT_USAGE, "Failed to open %s: %m", path);
+		cli_die(EXIT_USAGE, "Failed to open %s: %m", path);
 	r = cloned_binary_is_sealed(fd, o);
 	if (r < 0)
-		die(EXIT_CANNOT_EXEC, "Failed to inspect %s: %s", path, strerror(-r));
+		cli_die(EXIT_CANNOT_EXEC, "Failed to inspect %s: %s", path, strerror(-r));
 	printf("%s: %s\n", path, r ? "sealed clone" : "not a sealed clone");
 	return r ? 0 : 1;
 }
@@ -139,31 +127,31 @@ static int open_program(const char *prog)
 	int fd;
 
 	if (!*prog)
-		die(EXIT_USAGE, "PROGRAM must not be empty");
+		cli_die(EXIT_USAGE, "PROGRAM must not be empty");
 	if (!path || !*path)
 		path = "/usr/local/bin:/usr/bin:/bin";
 	if (strchr(prog, '/')) {
 		fd = open(prog, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
-			die(errno == ENOENT ? EXIT_USAGE : EXIT_CANNOT_EXEC,
-			    "Failed to open program %s: %m", prog);
+			cli_die(errno == ENOENT ? EXIT_USAGE : EXIT_CANNOT_EXEC,
+				"Failed to open program %s: %m", prog);
 		/* As execve() would: a copy must not run what the original
 		 * may not (the overlay method keeps its mode anyway). */
 		if (faccessat(AT_FDCWD, prog, X_OK, AT_EACCESS) < 0)
-			die(EXIT_CANNOT_EXEC,
-			    "Refusing program %s: it is not executable (%m); chmod +x it, or run it with its interpreter",
-			    prog);
+			cli_die(EXIT_CANNOT_EXEC,
+				"Refusing program %s: it is not executable (%m); chmod +x it, or run it with its interpreter",
+				prog);
 	} else {
 		fd = open_in_path(prog, path);
 		if (fd < 0)
-			die(fd == -ENOENT ? EXIT_USAGE : EXIT_CANNOT_EXEC,
-			    "Failed to find program %s in PATH (%s): %s", prog, path,
-			    strerror(-fd));
+			cli_die(fd == -ENOENT ? EXIT_USAGE : EXIT_CANNOT_EXEC,
+				"Failed to find program %s in PATH (%s): %s", prog, path,
+				strerror(-fd));
 	}
 	if (pread(fd, magic, sizeof(magic), 0) == 2 && magic[0] == '#' && magic[1] == '!')
-		die(EXIT_CANNOT_EXEC,
-		    "%s is a script; sealexec runs only binaries, since the interpreter could not read a close-on-exec copy. Run the interpreter instead: sealexec sh %s",
-		    prog, prog);
+		cli_die(EXIT_CANNOT_EXEC,
+			"%s is a script; sealexec runs only binaries, since the interpreter could not read a close-on-exec copy. Run the interpreter instead: sealexec sh %s",
+			prog, prog);
 	return fd;
 }
 
@@ -173,19 +161,19 @@ static void parse_option(struct args *a, int c, char *argv[])
 
 	switch (c) {
 	case 'd':
-		a->opts.debug = true;
+		cli_log_set_debug(true);
 		break;
 	case 'm':
 		r = cloned_binary_request_from_string(optarg);
 		if (r < 0)
-			die(EXIT_USAGE,
-			    "invalid --method '%s'; allowed: auto, overlay, memfd, tmpfile",
-			    optarg);
+			cli_die(EXIT_USAGE,
+				"invalid --method '%s'; allowed: auto, overlay, memfd, tmpfile",
+				optarg);
 		a->opts.request = r;
 		break;
 	case 't':
 		if (optarg[0] != '/')
-			die(EXIT_USAGE, "--tmpdir '%s' must be an absolute path", optarg);
+			cli_die(EXIT_USAGE, "--tmpdir '%s' must be an absolute path", optarg);
 		a->opts.tmpdir = optarg;
 		break;
 	case 'F':
@@ -197,10 +185,11 @@ static void parse_option(struct args *a, int c, char *argv[])
 	case 'C':
 		a->check = optarg;
 		break;
+	case ':':
+		cli_die(EXIT_USAGE, "option %s needs an argument; see --help",
+			cli_bad_option(argv));
 	default:
-		if (optopt && strchr("mt", optopt))
-			die(EXIT_USAGE, "option -%c needs an argument; see --help", optopt);
-		die(EXIT_USAGE, "unknown option '%s'; see --help", argv[optind - 1]);
+		cli_die(EXIT_USAGE, "unknown option '%s'; see --help", cli_bad_option(argv));
 	}
 }
 
@@ -208,15 +197,17 @@ static void parse_option(struct args *a, int c, char *argv[])
 static void options_from_env(struct args *a)
 {
 	_cleanup_error_ struct mt_error *err = NULL;
-	const char *e = getenv("SEALEXEC_DEBUG");
+	const char *e;
 	size_t n = 0;
 
-	if (e && strcmp(e, "1") == 0)
-		a->opts.debug = true;
+	/* --debug, or SEALEXEC_DEBUG=1 (cli_log_init()); the loader's markers
+	 * go out as our other lines do. */
+	a->opts.debug = cli_log_debug_enabled();
+	a->opts.log = cli_log_line;
 	mt_features_probe(&a->features);
 	if (mt_features_disable(&a->features, getenv("MEMFD_TOOLKIT_FEATURES"),
 				"MEMFD_TOOLKIT_FEATURES", &err) < 0)
-		die(EXIT_USAGE, "%s", mt_error_message(err));
+		cli_die(EXIT_USAGE, "%s", mt_error_message(err));
 	a->opts.features = &a->features;
 	/* Candidates only: the library applies its ownership, mode and
 	 * filesystem rules to them, so root skips a user's directory. */
@@ -245,7 +236,7 @@ static void parse_args(struct args *a, int argc, char *argv[])
 
 	opterr = 0;
 	/* '+': stop at PROGRAM, so its own options are left alone. */
-	while ((c = getopt_long(argc, argv, "+dm:t:hV", options, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+:dm:t:hV", options, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
 			exit(0);
@@ -257,12 +248,13 @@ static void parse_args(struct args *a, int argc, char *argv[])
 		parse_option(a, c, argv);
 	}
 	if (a->json && !a->show_features)
-		die(EXIT_USAGE, "--json only goes with --features");
+		cli_die(EXIT_USAGE, "--json only goes with --features");
 	if ((a->show_features || a->check) && optind < argc)
-		die(EXIT_USAGE, "--%s takes no PROGRAM", a->show_features ? "features" : "check");
+		cli_die(EXIT_USAGE, "--%s takes no PROGRAM",
+			a->show_features ? "features" : "check");
 	if (!a->show_features && !a->check && optind >= argc) {
 		usage(stderr);
-		die(EXIT_USAGE, "missing PROGRAM");
+		cli_die(EXIT_USAGE, "missing PROGRAM");
 	}
 	a->program = argv + optind;
 }
@@ -274,6 +266,7 @@ int main(int argc, char *argv[])
 	struct args a = {};
 	int src, fd, r;
 
+	cli_log_init("sealexec", "SEALEXEC_DEBUG");
 	parse_args(&a, argc, argv);
 	options_from_env(&a);
 	if (a.show_features)
@@ -284,11 +277,11 @@ int main(int argc, char *argv[])
 	src = open_program(a.program[0]);
 	r = cloned_binary_clone(src, &a.opts, &method, &fd, &err);
 	if (r < 0)
-		die(EXIT_CANNOT_EXEC, "Failed to make a sealed copy of %s: %s", a.program[0],
-		    mt_error_message(err));
+		cli_die(EXIT_CANNOT_EXEC, "Failed to make a sealed copy of %s: %s", a.program[0],
+			mt_error_message(err));
 	(void)close(src);
 
 	(void)cloned_binary_exec(fd, a.program, environ, &a.opts, &err);
-	die(EXIT_CANNOT_EXEC, "Failed to execute the sealed copy of %s (%s): %s", a.program[0],
-	    cloned_binary_method_to_string(method), mt_error_message(err));
+	cli_die(EXIT_CANNOT_EXEC, "Failed to execute the sealed copy of %s (%s): %s", a.program[0],
+		cloned_binary_method_to_string(method), mt_error_message(err));
 }

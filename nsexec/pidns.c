@@ -16,7 +16,11 @@
 #include "macro.h"
 #include "missing_syscall.h"
 #include "memfd-sysctl.h"
+#include "parse.h"
 #include "pidns.h"
+
+/* The kernel's PID_MAX_LIMIT on 64-bit: no PID is larger. */
+#define PID_MAX_LIMIT 4194304
 
 int nsexec_ns_id_of_fd(int fd, struct nsexec_ns_id *ret)
 {
@@ -58,17 +62,13 @@ bool nsexec_procfs_is_ours(void)
 {
 	char buf[32];
 	ssize_t n;
-	long v = 0;
+	int v;
 
 	n = readlink("/proc/self", buf, sizeof(buf) - 1);
 	if (n <= 0)
 		return false;
-	for (ssize_t i = 0; i < n; i++) {
-		if (buf[i] < '0' || buf[i] > '9' || v > 1000000000L)
-			return false;
-		v = v * 10 + (buf[i] - '0');
-	}
-	return v == (long)getpid();
+	buf[n] = '\0';
+	return mt_parse_int(buf, PID_MAX_LIMIT, &v, NULL) == 0 && v == (int)getpid();
 }
 
 bool nsexec_ns_id_equal(const struct nsexec_ns_id *a, const struct nsexec_ns_id *b)
@@ -108,25 +108,38 @@ static int still_alive(int pidfd)
 	return 0;
 }
 
+/*
+ * The next blank-separated number of a /proc line at *p, up to max:
+ * returns 0 and moves *p past its digits; -ENODATA at the end of the line
+ * (or of the text); -EBADMSG for anything else (a sign, a letter, a
+ * number out of range).  So "12x" is 12, then -EBADMSG.
+ */
+static int next_number(const char **p, uint64_t max, uint64_t *ret)
+{
+	const char *s = *p, *end;
+
+	s += strspn(s, " \t");
+	if (*s == '\n' || *s == '\0')
+		return -ENODATA;
+	if (mt_parse_uint(s, max, ret, &end) < 0)
+		return -EBADMSG;
+	*p = end;
+	return 0;
+}
+
 /* The last number of the "NSpid:" line of a /proc/<pid>/status text. */
 static int last_nspid(const char *status)
 {
-	const char *line = strstr(status, "\nNSpid:");
-	long v = -1;
+	const char *line = strstr(status, "\nNSpid:"), *p;
+	uint64_t v;
+	int r, last = -EBADMSG;
 
 	if (!line)
 		return -EOPNOTSUPP; /* before 4.1, or no CONFIG_PID_NS */
-	for (const char *p = line + 7; *p && *p != '\n'; p++) {
-		if (*p == '\t' || *p == ' ')
-			v = -1;
-		else if (*p >= '0' && *p <= '9')
-			v = (v < 0 ? 0 : v * 10) + (*p - '0');
-		else
-			return -EBADMSG;
-		if (v > 4194304)
-			return -EBADMSG;
-	}
-	return v < 0 ? -EBADMSG : (int)v;
+	p = line + 7;
+	while ((r = next_number(&p, PID_MAX_LIMIT, &v)) == 0)
+		last = (int)v;
+	return r == -ENODATA ? last : r;
 }
 
 int nsexec_pid_is_ns_init(pid_t pid, int pidfd)
@@ -155,20 +168,22 @@ int nsexec_pid_is_ns_init(pid_t pid, int pidfd)
 }
 
 /* True if some "inside outside count" line of a uid_map text maps the
- * outside uid g. */
+ * outside uid g; -EBADMSG unless every line is exactly three numbers. */
 static int maps_uid(const char *text, unsigned long g)
 {
-	for (const char *p = text; *p;) {
-		unsigned long inside, outside, count;
-		int n = 0;
+	for (const char *p = text; *p; p++) {
+		uint64_t inside, outside, count, more;
 
-		if (sscanf(p, " %lu %lu %lu%n", &inside, &outside, &count, &n) != 3)
+		if (next_number(&p, UINT32_MAX, &inside) < 0 ||
+		    next_number(&p, UINT32_MAX, &outside) < 0 ||
+		    next_number(&p, UINT32_MAX, &count) < 0 ||
+		    next_number(&p, UINT64_MAX, &more) != -ENODATA)
 			return -EBADMSG;
 		if (g >= outside && g - outside < count)
 			return 1;
-		p += n;
-		while (*p == '\n' || *p == ' ')
-			p++;
+		p += strspn(p, " \t");
+		if (*p == '\0')
+			break;
 	}
 	return 0;
 }
@@ -182,15 +197,22 @@ static int maps_uid(const char *text, unsigned long g)
 static int global_root_here(unsigned long *ret)
 {
 	_cleanup_close_ int fd = -EBADF;
-	unsigned long overflow = 65534;
+	uint64_t overflow = 65534; /* the kernel's default */
 	struct stat st;
 	char buf[16] = "";
+	const char *end;
+	ssize_t n;
 
 	if (stat(MT_MEMFD_NOEXEC_PATH, &st) < 0)
 		return negative_errno();
 	fd = open("/proc/sys/kernel/overflowuid", O_RDONLY | O_CLOEXEC);
-	if (fd >= 0 && read(fd, buf, sizeof(buf) - 1) > 0)
-		overflow = strtoul(buf, NULL, 10);
+	if (fd >= 0) {
+		n = read(fd, buf, sizeof(buf) - 1);
+		if (n < 0)
+			return negative_errno();
+		if (mt_parse_uint(buf, UINT32_MAX, &overflow, &end) < 0 || strcmp(end, "\n") != 0)
+			return -EBADMSG;
+	}
 	*ret = st.st_uid;
 	return st.st_uid != overflow;
 }
@@ -239,9 +261,9 @@ pid_t nsexec_pidfd_pid(int pidfd)
 {
 	_cleanup_close_ int fd = -EBADF;
 	char path[64], buf[1024];
-	const char *p;
+	const char *p, *end;
 	ssize_t n;
-	long v;
+	int v;
 
 	(void)snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
@@ -254,8 +276,13 @@ pid_t nsexec_pidfd_pid(int pidfd)
 	p = strstr(buf, "\nPid:");
 	if (!p)
 		return -EBADF;
-	v = strtol(p + 5, NULL, 10);
-	return v > 0 && v <= INT_MAX ? (pid_t)v : -ESRCH;
+	/* "-1" once it has exited, "0" when it is in no namespace of ours. */
+	p += 5 + strspn(p + 5, " \t");
+	if (strncmp(p, "-1\n", 3) == 0)
+		return -ESRCH;
+	if (mt_parse_int(p, PID_MAX_LIMIT, &v, &end) < 0 || *end != '\n')
+		return -EBADMSG;
+	return v > 0 ? (pid_t)v : -ESRCH;
 }
 
 int nsexec_guard_active_pidns(const struct nsexec_ns_id *want, const struct nsexec_ns_id *forbidden,

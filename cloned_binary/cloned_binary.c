@@ -26,6 +26,7 @@
 #include "cb-internal.h"
 #include "missing_syscall.h"
 #include "memfd-sysctl.h"
+#include "parse.h"
 
 #define REEXEC_ENV CLONED_BINARY_REEXEC_ENV
 #define CMDLINE_MAX (4U * 1024 * 1024)
@@ -296,18 +297,14 @@ static int read_cmdline(char ***ret_argv)
  */
 static int marker_fd(const char *value)
 {
-	char *end;
-	long n;
+	int n;
 
 	if (strcmp(value, "1") == 0)
 		return -1;
-	if (strncmp(value, "fd:", 3) != 0 || value[3] < '0' || value[3] > '9')
+	if (strncmp(value, "fd:", 3) != 0 || mt_parse_int(value + 3, INT_MAX, &n, NULL) < 0 ||
+	    n < 3)
 		return -EINVAL;
-	errno = 0;
-	n = strtol(value + 3, &end, 10);
-	if (errno != 0 || *end != '\0' || n < 3 || n > INT_MAX)
-		return -EINVAL;
-	return (int)n;
+	return n;
 }
 
 /* We run from our clone: the runtime's fd of it (marker "fd:N") must be

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stddef.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "macro.h"
@@ -10,8 +11,12 @@
 
 int mt_memfd_noexec_parse(const char *s)
 {
-	if (s && s[0] >= '0' && s[0] <= '2' && s[1] == '\0')
-		return s[0] - '0';
+	/* Three words, not a number: "00", "+1" or " 2" are not levels. */
+	static const char *const levels[] = {"0", "1", "2"};
+
+	for (int i = 0; s && i < (int)ELEMENTSOF(levels); i++)
+		if (strcmp(s, levels[i]) == 0)
+			return i;
 	return -EINVAL;
 }
 
@@ -20,6 +25,7 @@ int mt_memfd_noexec_read(void)
 	_cleanup_close_ int fd = -EBADF;
 	char buf[4];
 	ssize_t n;
+	int r;
 
 	fd = open(MT_MEMFD_NOEXEC_PATH, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
@@ -29,10 +35,12 @@ int mt_memfd_noexec_read(void)
 	while (n < 0 && errno == EINTR);
 	if (n < 0)
 		return negative_errno();
-	/* One read of a sysctl file returns it whole. */
-	if (n != 2 || buf[1] != '\n' || buf[0] < '0' || buf[0] > '2')
+	/* One read of a sysctl file returns it whole: "N\n". */
+	if (n != 2 || buf[1] != '\n')
 		return -EBADMSG;
-	return buf[0] - '0';
+	buf[1] = '\0';
+	r = mt_memfd_noexec_parse(buf);
+	return r < 0 ? -EBADMSG : r;
 }
 
 int mt_memfd_noexec_write(int level, bool *ret_at_open)

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Unit tests for common/: the one integer parser and the one escaper, as
- * tables of input and expected outcome; and cli/'s name of a refused
- * option.  `common_test CASE` runs one case.
+ * tables of input and expected outcome; the vm.memfd_noexec level's
+ * three words; and cli/'s name of a refused option.  `common_test CASE` runs one case.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -13,6 +13,7 @@
 
 #include "escape.h"
 #include "log.h"
+#include "memfd-sysctl.h"
 #include "parse.h"
 
 #define FAIL(...)                                               \
@@ -151,6 +152,22 @@ static int case_utf8_valid(void)
 	return 0;
 }
 
+static int case_level_parse(void)
+{
+	static const char *const bad[] = {"3",	 "00", "01", " 1", "1 ",
+					  "1\n", "",   "-1", "+1", "1.0"};
+
+	for (int l = 0; l <= 2; l++)
+		if (mt_memfd_noexec_parse((const char[]){(char)('0' + l), '\0'}) != l)
+			FAIL("level %d refused", l);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		if (mt_memfd_noexec_parse(bad[i]) != -EINVAL)
+			FAIL("level \"%s\" accepted", bad[i]);
+	if (mt_memfd_noexec_parse(NULL) != -EINVAL)
+		FAIL("NULL accepted as a level");
+	return 0;
+}
+
 /* getopt_long() over argv (NULL-terminated), then cli_bad_option() at the
  * first error: what the message would name. */
 static const struct bad_option_row {
@@ -204,11 +221,9 @@ static const struct {
 	const char *name;
 	int (*fn)(void);
 } cases[] = {
-	{"parse_table", case_parse_table},
-	{"parse_null_and_int", case_parse_null_and_int},
-	{"escape_table", case_escape_table},
-	{"utf8_valid", case_utf8_valid},
-	{"bad_option_table", case_bad_option_table},
+	{"parse_table", case_parse_table},   {"parse_null_and_int", case_parse_null_and_int},
+	{"escape_table", case_escape_table}, {"utf8_valid", case_utf8_valid},
+	{"level_parse", case_level_parse},   {"bad_option_table", case_bad_option_table},
 };
 
 int main(int argc, char *argv[])

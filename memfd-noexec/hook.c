@@ -7,12 +7,14 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdint.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "escape.h"
 #include "fd-util.h"
 #include "log.h"
 #include "macro.h"
@@ -49,6 +51,19 @@ static void hook_options(int argc, char *argv[])
 			argv[optind]);
 }
 
+/* The OCI state's strings come from the runtime's caller: escaped in
+ * messages (mt_escape()), so that no byte of them reaches a terminal or a
+ * log as it is.  malloc'd; NULL when out of memory. */
+static char *escaped(const char *s)
+{
+	size_t len = strlen(s), size = len * MT_ESCAPE_MAX_PER_CHAR + 1;
+	char *buf = malloc(size);
+
+	if (buf)
+		(void)mt_escape(buf, size, s, len, SIZE_MAX);
+	return buf;
+}
+
 static int hook_read_state(struct policy_state *st, struct mt_error **e)
 {
 	_cleanup_free_ char *data = NULL;
@@ -64,11 +79,17 @@ static int hook_read_state(struct policy_state *st, struct mt_error **e)
 		return r;
 	/* After the container process runs, it is too late to promise that
 	 * no memfd was made under the old value. */
-	if (st->status && strcmp(st->status, "creating") != 0 && strcmp(st->status, "created") != 0)
+	if (st->status && strcmp(st->status, "creating") != 0 &&
+	    strcmp(st->status, "created") != 0) {
+		_cleanup_free_ char *status = escaped(st->status);
+
+		if (!status)
+			return mt_error_set(e, -ENOMEM, "Failed to quote: %s", strerror(ENOMEM));
 		return mt_error_set(
 			e, -EINVAL,
 			"Refusing to act on a container in status \"%s\": vm.memfd_noexec must be set before the container's process runs. Register the hook for the prestart or createRuntime stage.",
-			st->status);
+			status);
+	}
 	return 0;
 }
 
@@ -90,11 +111,16 @@ static int hook_request(const struct policy_state *st, struct nsexec_request *re
 	if (st->level_error)
 		return mt_error_set(e, -st->level_error->err, "%s", st->level_error->msg);
 	if (st->level != POLICY_LEVEL_NONE && cfg.level != POLICY_LEVEL_NONE &&
-	    st->level != cfg.level)
+	    st->level != cfg.level) {
+		_cleanup_free_ char *bundle = escaped(st->bundle);
+
+		if (!bundle)
+			return mt_error_set(e, -ENOMEM, "Failed to quote: %s", strerror(ENOMEM));
 		return mt_error_set(
 			e, -EINVAL,
 			"Refusing the OCI state: its annotations[\"memfd_noexec\"] = \"%d\" differs from the \"%d\" that %s/config.json asks for. Make them equal.",
-			st->level, cfg.level, st->bundle);
+			st->level, cfg.level, bundle);
+	}
 	*req = (struct nsexec_request){
 		.level = st->level != POLICY_LEVEL_NONE ? st->level : cfg.level,
 		.origin = NSEXEC_ORIGIN_FIND_OUT,

@@ -320,9 +320,8 @@ static int close_runtime_fd(struct cb_ctx *c, int exe, int n)
 	if (fstat(n, &b) < 0 || a.st_dev != b.st_dev || a.st_ino != b.st_ino)
 		return mt_error_set(
 			c->err, -EBADF,
-			"Failed to verify the runtime's fd %d of the sealed clone (" REEXEC_ENV
-			"=fd:%d): it is not the file we run from",
-			n, n);
+			"Failed to verify the runtime's fd %d of the sealed clone (%s=fd:%d): it is not the file we run from",
+			n, REEXEC_ENV, n);
 	(void)close(n);
 	return 0;
 }
@@ -341,9 +340,8 @@ int cloned_binary_ensure(const struct cloned_binary_options *opts, struct mt_err
 	if (given == -EINVAL)
 		return mt_error_set(
 			err, -EINVAL,
-			"Invalid " REEXEC_ENV
-			"='%s': allowed are 1 and fd:N (N >= 3); it is set only by this library and by runtimes that start a program from its clone",
-			marker);
+			"Invalid %s='%s': allowed are 1 and fd:N (N >= 3); it is set only by this library and by runtimes that start a program from its clone",
+			REEXEC_ENV, marker);
 	(void)unsetenv(REEXEC_ENV);
 
 	exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
@@ -364,8 +362,8 @@ int cloned_binary_ensure(const struct cloned_binary_options *opts, struct mt_err
 	if (marker)
 		return mt_error_set(
 			err, -ELOOP,
-			"Failed to recognise the sealed clone after one re-exec (" REEXEC_ENV
-			" was set): not re-executing again");
+			"Failed to recognise the sealed clone after one re-exec (%s was set): not re-executing again",
+			REEXEC_ENV);
 
 	r = read_cmdline(&argv);
 	if (r < 0)

@@ -20,11 +20,8 @@
 #include "memfd-sysctl.h"
 #include "service.h"
 
-#define NO_SYSCTL                                                          \
-	"this kernel lacks /proc/sys/vm/memfd_noexec (it needs Linux 6.3 " \
-	"or later, with CONFIG_PID_NS). The request cannot be honoured, "  \
-	"so creation fails closed; remove the memfd_noexec annotation to " \
-	"run without it"
+#define NO_SYSCTL \
+	"this kernel lacks /proc/sys/vm/memfd_noexec (it needs Linux 6.3 or later, with CONFIG_PID_NS). The request cannot be honoured, so creation fails closed; remove the memfd_noexec annotation to run without it"
 
 struct target {
 	pid_t pid;

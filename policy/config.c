@@ -28,8 +28,6 @@
 #include "message.h"
 #include "policy.h"
 
-#define ALLOWED "\"0\", \"1\" or \"2\""
-
 enum {
 	CAP_ANNOTATIONS,
 	CAP_ANNOTATION,
@@ -126,8 +124,7 @@ int policy_check_level(const struct policy_json_capture *c, const char *name, co
 		if (c->len > c->max_len)
 			return mt_error_set(
 				err, -E2BIG,
-				"Refusing %s = %s in %s: the value is longer than %zu bytes. Allowed values are " ALLOWED
-				" (JSON strings). Set one of them, or remove it to keep the inherited vm.memfd_noexec.",
+				"Refusing %s = %s in %s: the value is longer than %zu bytes. Allowed values are \"0\", \"1\" or \"2\" (JSON strings). Set one of them, or remove it to keep the inherited vm.memfd_noexec.",
 				name, quoted, what, c->max_len);
 		if (c->len == 1 && c->text[0] >= '0' && c->text[0] <= '2') {
 			*ret_level = c->text[0] - '0';
@@ -135,16 +132,14 @@ int policy_check_level(const struct policy_json_capture *c, const char *name, co
 		}
 		return mt_error_set(
 			err, -EINVAL,
-			"Refusing %s = %s in %s: allowed values are " ALLOWED
-			" (a JSON string holding exactly one digit, without spaces or a newline). Set one of them, or remove it to keep the inherited vm.memfd_noexec.",
+			"Refusing %s = %s in %s: allowed values are \"0\", \"1\" or \"2\" (a JSON string holding exactly one digit, without spaces or a newline). Set one of them, or remove it to keep the inherited vm.memfd_noexec.",
 			name, quoted, what);
 
 	case POLICY_JSON_NUMBER:
 		/* yajl's number text is ASCII: show it as it is, shortened. */
 		return mt_error_set(
 			err, c->len > c->max_len ? -E2BIG : -EINVAL,
-			"Refusing %s in %s: it is the JSON number %.*s%s, but it must be a JSON string: " ALLOWED
-			". Quote it (\"%s\": \"2\"), or remove it to keep the inherited vm.memfd_noexec.",
+			"Refusing %s in %s: it is the JSON number %.*s%s, but it must be a JSON string: \"0\", \"1\" or \"2\". Quote it (\"%s\": \"2\"), or remove it to keep the inherited vm.memfd_noexec.",
 			name, what,
 			(int)(c->len > MESSAGE_QUOTE_CHARS ? MESSAGE_QUOTE_CHARS : c->len), c->text,
 			c->len > MESSAGE_QUOTE_CHARS ? "..." : "", c->path[c->n_path - 1]);
@@ -152,8 +147,7 @@ int policy_check_level(const struct policy_json_capture *c, const char *name, co
 	default:
 		return mt_error_set(
 			err, -EINVAL,
-			"Refusing %s in %s: it is %s, but it must be a JSON string: " ALLOWED
-			". Set one of them (\"%s\": \"2\"), or remove it to keep the inherited vm.memfd_noexec.",
+			"Refusing %s in %s: it is %s, but it must be a JSON string: \"0\", \"1\" or \"2\". Set one of them (\"%s\": \"2\"), or remove it to keep the inherited vm.memfd_noexec.",
 			name, what, policy_json_type_name(c->type), c->path[c->n_path - 1]);
 	}
 }
@@ -199,8 +193,7 @@ static int check_levels(const struct captures *caps, const char *what, int *ret_
 		if (from >= 0 && v != level)
 			return mt_error_set(
 				err, -EINVAL,
-				"Refusing %s: %s = \"%d\" and %s = \"%d\" ask for different vm.memfd_noexec levels. Make them equal (allowed values are " ALLOWED
-				") or remove one of them.",
+				"Refusing %s: %s = \"%d\" and %s = \"%d\" ask for different vm.memfd_noexec levels. Make them equal (allowed values are \"0\", \"1\" or \"2\") or remove one of them.",
 				what, cap_names[from], level, cap_names[k], v);
 		level = v;
 		from = k;

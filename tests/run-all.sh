@@ -70,6 +70,8 @@ run_ctest() {
 note "format (clang-format, kernel style)"
 mapfile -t csrc < <(git ls-files '*.c' '*.h')
 one_check clang-format clang-format --dry-run -Werror "${csrc[@]}"
+# No user-visible string continued on a later line, so every message greps.
+one_check one-line-strings python3 tests/one-line-strings.py "${csrc[@]}"
 # The Go files build.sh copies into runc (gofmt prints the unformatted).
 one_check gofmt sh -c 'test -z "$(gofmt -l contrib/runc/go)"'
 

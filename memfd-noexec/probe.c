@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Feature, privilege and semantics probes; see probe.h.
+ * The privilege and semantics probes of memfd-noexec; see probe.h.
  *
  * The semantics probe writes vm.memfd_noexec, so it only ever does that
  * from a process whose active PID namespace it has just created, and the

@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * nsexec probes: what this process may do about vm.memfd_noexec, and how
- * the kernel's namespaces pass it on.  (The kernel's features are probed
- * in common/kernel-features.h.)  Every answer comes from calling the feature,
- * never from the kernel version.
+ * memfd-noexec's probes (status, check and serve use them; no library
+ * does): what this process may do about vm.memfd_noexec, and how the
+ * kernel's namespaces pass it on.  (The kernel's features are probed in
+ * common/kernel-features.h.)  Every answer comes from calling the feature,
+ * never from the kernel version.  The names keep the nsexec_ prefix of the
+ * folder they came from.
  */
 #ifndef NSEXEC_PROBE_H
 #define NSEXEC_PROBE_H

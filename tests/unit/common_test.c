@@ -2,7 +2,8 @@
 /*
  * Unit tests for common/: the one integer parser and the one escaper, as
  * tables of input and expected outcome; the vm.memfd_noexec level's
- * three words; and cli/'s name of a refused option.  `common_test CASE` runs one case.
+ * three words; and cli/'s name of a refused option.  `common_test CASE`
+ * runs one case.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -15,14 +16,7 @@
 #include "log.h"
 #include "memfd-sysctl.h"
 #include "parse.h"
-
-#define FAIL(...)                                               \
-	do {                                                    \
-		fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__);                   \
-		fputc('\n', stderr);                            \
-		return 1;                                       \
-	} while (0)
+#include "unit-cases.h"
 
 static const struct parse_row {
 	const char *in;
@@ -217,10 +211,7 @@ static int case_bad_option_table(void)
 	return 0;
 }
 
-static const struct {
-	const char *name;
-	int (*fn)(void);
-} cases[] = {
+static const struct unit_case cases[] = {
 	{"parse_table", case_parse_table},   {"parse_null_and_int", case_parse_null_and_int},
 	{"escape_table", case_escape_table}, {"utf8_valid", case_utf8_valid},
 	{"level_parse", case_level_parse},   {"bad_option_table", case_bad_option_table},
@@ -228,23 +219,5 @@ static const struct {
 
 int main(int argc, char *argv[])
 {
-	int failed = 0;
-
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		if (argc == 2 && strcmp(argv[1], cases[i].name) != 0)
-			continue;
-		if (cases[i].fn() != 0) {
-			printf("not ok %s\n", cases[i].name);
-			failed++;
-		} else {
-			printf("ok %s\n", cases[i].name);
-		}
-		if (argc == 2)
-			return failed;
-	}
-	if (argc == 2) {
-		fprintf(stderr, "common_test: unknown case '%s'\n", argv[1]);
-		return 2;
-	}
-	return failed ? 1 : 0;
+	return unit_main("common_test", cases, sizeof(cases) / sizeof(cases[0]), argc, argv);
 }

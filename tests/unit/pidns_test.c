@@ -10,13 +10,7 @@
 
 #include <sys/wait.h>
 
-#define FAIL(...)                                               \
-	do {                                                    \
-		fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__);                   \
-		fputc('\n', stderr);                            \
-		return 1;                                       \
-	} while (0)
+#include "unit-cases.h"
 
 static const struct {
 	const char *text;
@@ -124,10 +118,7 @@ static int case_procfs_is_ours(void)
 	return 0;
 }
 
-static const struct {
-	const char *name;
-	int (*fn)(void);
-} cases[] = {
+static const struct unit_case cases[] = {
 	{"nspid_table", case_nspid_table},
 	{"uid_map_table", case_uid_map_table},
 	{"pidfd_pid", case_pidfd_pid},
@@ -136,23 +127,5 @@ static const struct {
 
 int main(int argc, char *argv[])
 {
-	int failed = 0;
-
-	for (size_t i = 0; i < ELEMENTSOF(cases); i++) {
-		if (argc == 2 && strcmp(argv[1], cases[i].name) != 0)
-			continue;
-		if (cases[i].fn() != 0) {
-			printf("not ok %s\n", cases[i].name);
-			failed++;
-		} else {
-			printf("ok %s\n", cases[i].name);
-		}
-		if (argc == 2)
-			return failed;
-	}
-	if (argc == 2) {
-		fprintf(stderr, "pidns_test: unknown case '%s'\n", argv[1]);
-		return 2;
-	}
-	return failed ? 1 : 0;
+	return unit_main("pidns_test", cases, sizeof(cases) / sizeof(cases[0]), argc, argv);
 }

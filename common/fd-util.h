@@ -1,13 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Reading an fd whole or to a fixed size.  Header-only: each helper is
- * small, and every component (and the runc build) shares one copy.
+ * Reading an fd whole or to a fixed size, and one field of an fd's fdinfo.
+ * Header-only: each helper is small, and every component (and the runc
+ * build) shares one copy.
  */
 #ifndef MEMFD_TOOLKIT_FD_UTIL_H
 #define MEMFD_TOOLKIT_FD_UTIL_H
 
 #include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "macro.h"
@@ -85,6 +89,42 @@ static inline size_t read_up_to(int fd, void *p, size_t size)
 		got += (size_t)k;
 	}
 	return got;
+}
+
+/*
+ * Reads /proc/self/fdinfo/FD into buf (size bytes, NUL-terminated) and
+ * points *ret_value at the value of its line "KEY:", after the blanks: the
+ * text up to the line's '\n', which the caller parses.  Returns 0;
+ * -ENODATA when there is no such line (fd is not that kind of file);
+ * -ENOENT when fd is not open; or another -errno of open/read.
+ */
+static inline int read_fdinfo_field(int fd, const char *key, char *buf, size_t size,
+				    const char **ret_value)
+{
+	_cleanup_close_ int info = -EBADF;
+	size_t klen = strlen(key);
+	char path[64];
+	const char *p;
+	ssize_t n;
+
+	(void)snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
+	info = open(path, O_RDONLY | O_CLOEXEC);
+	if (info < 0)
+		return negative_errno();
+	n = read(info, buf, size - 1);
+	if (n < 0)
+		return negative_errno();
+	buf[n] = '\0';
+	for (p = buf;; p++) {
+		if (strncmp(p, key, klen) == 0 && p[klen] == ':') {
+			p += klen + 1;
+			*ret_value = p + strspn(p, " \t");
+			return 0;
+		}
+		p = strchr(p, '\n');
+		if (!p)
+			return -ENODATA;
+	}
 }
 
 #endif

@@ -259,25 +259,14 @@ int nsexec_pid_maps_global_root(pid_t pid, int pidfd)
 
 pid_t nsexec_pidfd_pid(int pidfd)
 {
-	_cleanup_close_ int fd = -EBADF;
-	char path[64], buf[1024];
+	char buf[1024];
 	const char *p, *end;
-	ssize_t n;
-	int v;
+	int v, r;
 
-	(void)snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", pidfd);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return negative_errno();
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n < 0)
-		return negative_errno();
-	buf[n] = '\0';
-	p = strstr(buf, "\nPid:");
-	if (!p)
-		return -EBADF;
+	r = read_fdinfo_field(pidfd, "Pid", buf, sizeof(buf), &p);
+	if (r < 0)
+		return r == -ENODATA || r == -ENOENT ? -EBADF : r;
 	/* "-1" once it has exited, "0" when it is in no namespace of ours. */
-	p += 5 + strspn(p + 5, " \t");
 	if (strncmp(p, "-1\n", 3) == 0)
 		return -ESRCH;
 	if (mt_parse_int(p, PID_MAX_LIMIT, &v, &end) < 0 || *end != '\n')

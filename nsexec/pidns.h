@@ -55,7 +55,8 @@ int nsexec_pid_maps_global_root(pid_t pid, int pidfd);
 
 /* The PID (in our namespace) of the process pidfd refers to: fdinfo's
  * "Pid:" line; -ESRCH if it has exited (or lives in no namespace of ours),
- * -EBADF if fd is no pidfd, -EBADMSG if the line is not a PID. */
+ * -EBADF if fd is no pidfd (or not open), -EBADMSG if the line is not a
+ * PID. */
 pid_t nsexec_pidfd_pid(int pidfd);
 
 /*

@@ -77,8 +77,8 @@ static int case_uid_map_table(void)
 	return 0;
 }
 
-/* The real fdinfo of a pidfd: of ourselves, of an exited child, and of a
- * file that is no pidfd. */
+/* The real fdinfo of a pidfd: of ourselves, of an exited child; and of a
+ * file that is no pidfd, and of no file at all. */
 static int case_pidfd_pid(void)
 {
 	_cleanup_close_ int self = -EBADF, child = -EBADF, file = -EBADF;
@@ -108,6 +108,8 @@ static int case_pidfd_pid(void)
 		FAIL("open: %m");
 	if (nsexec_pidfd_pid(file) != -EBADF)
 		FAIL("a plain file: %d, want -EBADF", nsexec_pidfd_pid(file));
+	if (nsexec_pidfd_pid(1000000) != -EBADF)
+		FAIL("an fd that is not open: %d, want -EBADF", nsexec_pidfd_pid(1000000));
 	return 0;
 }
 

@@ -1,4 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
+/* escape.h; named mt-escape.c because runc's libcontainer/nsenter/, where
+ * contrib/runc/build.sh copies common/, has an escape.c of its own. */
 #include <stdio.h>
 #include <string.h>
 

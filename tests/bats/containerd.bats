@@ -159,10 +159,10 @@ runc_error() {
 
 @test "containerd loads contrib/containerd/config.toml: CRI plugin ok, handler parsed; manifests are valid" {
 	run ctr_ plugins ls
-	assert_status 0
-	assert_line_re '^io\.containerd\.grpc\.v1 +cri +.* ok *$'
+	assert_success
+	assert_line --regexp '^io\.containerd\.grpc\.v1 +cri +.* ok *$'
 	run containerd --config "$DAEMON_DIR/config.toml" config dump
-	assert_status 0
+	assert_success
 	local dump="$output"
 	# The handler, as containerd decoded it (python3 3.11 has tomllib).
 	run python3 -c '
@@ -173,8 +173,8 @@ assert rt["runtime_type"] == "io.containerd.runc.v2", rt
 assert rt["pod_annotations"] == ["memfd_noexec"], rt
 assert rt["options"]["BinaryName"] == sys.argv[1], rt
 print("handler ok")' "$RUNC_DEBUG_WRAPPER" <<<"$dump"
-	assert_status 0
-	assert_output_contains "handler ok"
+	assert_success
+	assert_output --partial "handler ok"
 	! grep -qi 'level=error.*config' "$DAEMON_DIR/containerd.log"
 	run python3 -c '
 import sys, yaml
@@ -188,8 +188,8 @@ assert pod["spec"]["runtimeClassName"] == rc["metadata"]["name"]
 assert pod["metadata"]["annotations"]["memfd_noexec"] == "2"
 print("yaml ok")' "$REPO_ROOT/contrib/containerd/runtimeclass.yaml" \
 		"$REPO_ROOT/contrib/containerd/pod.yaml"
-	assert_status 0
-	assert_output_contains "yaml ok"
+	assert_success
+	assert_output --partial "yaml ok"
 }
 
 # ---- the patched runc ----------------------------------------------------------
@@ -200,7 +200,7 @@ print("yaml ok")' "$REPO_ROOT/contrib/containerd/runtimeclass.yaml" \
 		run ctr_run "$RUNC_DEBUG_WRAPPER" --annotation="memfd_noexec=$level" \
 			"$ID-$level" sh -c "$PROBE"
 		echo "level $level" >&2
-		assert_status 0
+		assert_success
 		assert_memfd_level "$level"
 	done
 	# containerd's own namespace stayed at 0.
@@ -209,11 +209,12 @@ print("yaml ok")' "$REPO_ROOT/contrib/containerd/runtimeclass.yaml" \
 
 @test "annotation 3 fails creation with the patched runc's message, nothing left" {
 	run ctr_run "$RUNC_DEBUG_WRAPPER" --annotation=memfd_noexec=3 "$ID" sh -c "$PROBE"
-	[ "$status" -ne 0 ]
-	assert_output_contains 'Refusing annotations["memfd_noexec"] = "3" in config.json: allowed values are "0", "1" or "2"'
+	assert_failure
+	assert_output --partial 'Refusing annotations["memfd_noexec"] = "3" in config.json: allowed values are "0", "1" or "2"'
 	! grep -q 'memfdprobe:' <<<"$output"
 	run ctr_ containers ls -q
-	[ -z "$output" ]
+	assert_success
+	refute_output
 }
 
 @test "ctr task exec sees the container's level" {
@@ -221,7 +222,7 @@ print("yaml ok")' "$REPO_ROOT/contrib/containerd/runtimeclass.yaml" \
 		--annotation memfd_noexec=2 "$IMAGE" "$ID" sleep 600 >/dev/null
 	wait_running "$ID"
 	run ctr_ tasks exec --fifo-dir "$DAEMON_DIR/fifo" --exec-id e1 "$ID" sh -c "$PROBE"
-	assert_status 0
+	assert_success
 	assert_memfd_level 2
 }
 
@@ -240,25 +241,25 @@ start_pid_owner() {
 	start_pid_owner -
 	run ctr_run "$RUNC_DEBUG_WRAPPER" --annotation=memfd_noexec=2 \
 		--with-ns="pid:$OWNER_NS" "$ID" sh -c "$PROBE"
-	[ "$status" -ne 0 ]
+	assert_failure
 	! grep -q 'memfdprobe:' <<<"$output"
 	# ctr shows runc's error, which ends with nsexec's reason.
-	grep -qE 'it joins the existing PID namespace, pid:\[[0-9]+\], which is at level 0\. A namespace that the container only joins is never changed' <<<"$output"
+	assert_line --regexp 'it joins the existing PID namespace, pid:\[[0-9]+\], which is at level 0\. A namespace that the container only joins is never changed'
 	# The other container is untouched.
 	run ctr_ tasks exec --fifo-dir "$DAEMON_DIR/fifo" --exec-id "check-$ID" "$ID-owner" cat /proc/sys/vm/memfd_noexec
-	assert_status 0
-	[ "$output" = 0 ]
+	assert_success
+	assert_output 0
 }
 
 @test "a joined PID namespace already at the level is accepted, with a notice (issue 14 item 3)" {
 	start_pid_owner 2
 	run ctr_run "$RUNC_DEBUG_WRAPPER" --annotation=memfd_noexec=2 \
 		--with-ns="pid:$OWNER_NS" "$ID" sh -c "$PROBE"
-	assert_status 0
+	assert_success
 	assert_memfd_level 2
 	# The notice, in runc's log (warning or info, not debug).
-	assert_line_re '"level":"(warning|info)","msg":"[^"]*vm\.memfd_noexec' \
-		"$(cat "$DAEMON_DIR/runc-debug.log")"
+	with_output "$(cat "$DAEMON_DIR/runc-debug.log")" \
+		assert_line --regexp '"level":"(warning|info)","msg":"[^"]*vm\.memfd_noexec'
 }
 
 @test "without a PID namespace (ctr run --config) the annotation is refused" {
@@ -266,10 +267,10 @@ start_pid_owner() {
 		.linux.namespaces |= map(select(.type != "pid"))'
 	run ctr_ run --rm --fifo-dir "$DAEMON_DIR/fifo" --runc-binary "$RUNC_DEBUG_WRAPPER" \
 		--config "$DAEMON_DIR/$ID.json" "$ID"
-	[ "$status" -ne 0 ]
+	assert_failure
 	# It would join the runtime's own namespace, at 0: never changed.
-	assert_output_contains 'it joins the PID namespace of the caller (the runtime), pid:['
-	assert_output_contains 'which is at level 0'
+	assert_output --partial 'it joins the PID namespace of the caller (the runtime), pid:['
+	assert_output --partial 'which is at level 0'
 	! grep -q 'memfdprobe:' <<<"$output"
 }
 
@@ -280,20 +281,20 @@ start_pid_owner() {
 		.hooks.prestart = [{path: $hook, args: ["memfd-noexec", "hook"]}]'
 	run ctr_ run --rm --fifo-dir "$DAEMON_DIR/fifo" --runc-binary "$STOCK_RUNC" \
 		--config "$DAEMON_DIR/$ID.json" "$ID"
-	assert_status 0
+	assert_success
 	assert_memfd_level 2
 	# And a bad value fails the container, through the hook.
 	spec_file "$DAEMON_DIR/$ID-bad.json" '.annotations.memfd_noexec = "3" |
 		.hooks.prestart = [{path: $hook, args: ["memfd-noexec", "hook"]}]'
 	run ctr_ run --rm --fifo-dir "$DAEMON_DIR/fifo" --runc-binary "$STOCK_RUNC" \
 		--config "$DAEMON_DIR/$ID-bad.json" "$ID-bad"
-	[ "$status" -ne 0 ]
+	assert_failure
 	! grep -q 'memfdprobe:' <<<"$output"
 }
 
 @test "stock runc with the annotation and no hook runs UNPROTECTED (the documented hazard)" {
 	run ctr_run "$STOCK_RUNC" --annotation=memfd_noexec=2 "$ID" sh -c "$PROBE"
-	assert_status 0
+	assert_success
 	assert_memfd_level 0
 }
 
@@ -301,29 +302,29 @@ start_pid_owner() {
 
 @test "memfd-noexec check: the patched runc honours the annotation" {
 	run "$MEMFD_NOEXEC" check --runtime "$RUNC"
-	assert_status 0
-	assert_output_contains 'annotation "2": ran at level 2 (MFD_EXEC: EACCES)'
-	assert_output_contains 'verdict: honours'
+	assert_success
+	assert_output --partial 'annotation "2": ran at level 2 (MFD_EXEC: EACCES)'
+	assert_output --partial 'verdict: honours'
 	run "$MEMFD_NOEXEC" check --runtime "$RUNC" --json
-	assert_status 0
+	assert_success
 	jq -e '.verdict == "honours" and .annotation_2.level == 2 and
 		.annotation_3.ran == false and .annotation_2.deleted' <<<"$output" >/dev/null
 }
 
 @test "memfd-noexec check: stock runc ignores it, and says so loudly" {
 	run "$MEMFD_NOEXEC" check --runtime "$STOCK_RUNC"
-	assert_status 1
-	assert_output_contains 'annotation "2": ran at level 0 (MFD_EXEC: ok)'
-	assert_output_contains 'verdict: ignores'
-	assert_output_contains "WARNING: $STOCK_RUNC IGNORES the memfd_noexec annotation: containers that ask for it run UNPROTECTED"
+	assert_failure 1
+	assert_output --partial 'annotation "2": ran at level 0 (MFD_EXEC: ok)'
+	assert_output --partial 'verdict: ignores'
+	assert_output --partial "WARNING: $STOCK_RUNC IGNORES the memfd_noexec annotation: containers that ask for it run UNPROTECTED"
 }
 
 @test "memfd-noexec check: Debian's crun ignores it too (rootfs bind of / works with crun)" {
 	[ -x /usr/bin/crun ] || missing "Debian's crun at /usr/bin/crun" || return 1
 	run "$MEMFD_NOEXEC" check --runtime /usr/bin/crun
-	assert_status 1
-	assert_output_contains 'annotation "2": ran at level 0 (MFD_EXEC: ok)'
-	assert_output_contains 'verdict: ignores'
+	assert_failure 1
+	assert_output --partial 'annotation "2": ran at level 0 (MFD_EXEC: ok)'
+	assert_output --partial 'verdict: ignores'
 }
 
 @test "memfd-noexec check: a runtime that fails the annotation refuses; one that runs nothing cannot tell" {
@@ -350,12 +351,12 @@ start_pid_owner() {
 	EOF
 	chmod 755 "$fake"
 	run "$MEMFD_NOEXEC" check --runtime "$fake"
-	assert_status 1
-	assert_output_contains 'annotation "2": failed (exit status 1): fake-runtime: I do not know memfd_noexec'
-	assert_output_contains 'no annotation: ran at level 0'
-	assert_output_contains 'verdict: refuses'
+	assert_failure 1
+	assert_output --partial 'annotation "2": failed (exit status 1): fake-runtime: I do not know memfd_noexec'
+	assert_output --partial 'no annotation: ran at level 0'
+	assert_output --partial 'verdict: refuses'
 	run "$MEMFD_NOEXEC" check --runtime /bin/true --json
-	assert_status 1
+	assert_failure 1
 	jq -e '.verdict == "cannot-tell" and .annotation_2.ran == false and
 		.control.ran == false' <<<"$output" >/dev/null
 }
@@ -382,25 +383,25 @@ start_pid_owner() {
 	EOF
 	chmod 755 "$evil"
 	run "$MEMFD_NOEXEC" check --runtime "$evil"
-	assert_status 1
-	assert_output_contains 'verdict: cannot-tell'
-	assert_output_contains 'DANGER: with the annotation "2" the runtime changed vm.memfd_noexec of the PID namespace it runs in (from 0 to 2)'
+	assert_failure 1
+	assert_output --partial 'verdict: cannot-tell'
+	assert_output --partial 'DANGER: with the annotation "2" the runtime changed vm.memfd_noexec of the PID namespace it runs in (from 0 to 2)'
 	[ "$(host_level)" = "$HOST_LEVEL_BEFORE" ]
 }
 
 @test "memfd-noexec check: a missing runtime, a bare name and a level already at 2" {
 	run "$MEMFD_NOEXEC" check --runtime /nonexistent/runc
-	assert_status 2
-	assert_output_contains "Failed to find the runtime '/nonexistent/runc': No such file or directory"
+	assert_failure 2
+	assert_output --partial "Failed to find the runtime '/nonexistent/runc': No such file or directory"
 	run "$MEMFD_NOEXEC" check --runtime runc
-	assert_status 2
-	assert_output_contains "is a name, not a path"
+	assert_failure 2
+	assert_output --partial "is a name, not a path"
 	run "$MEMFD_NOEXEC" check
-	assert_status 2
+	assert_failure 2
 	run at_level --proc 2 "$MEMFD_NOEXEC" check --runtime "$RUNC"
-	assert_status 1
-	assert_output_contains 'verdict: cannot-tell'
-	assert_output_contains 'vm.memfd_noexec is already 2 in this PID namespace'
+	assert_failure 1
+	assert_output --partial 'verdict: cannot-tell'
+	assert_output --partial 'vm.memfd_noexec is already 2 in this PID namespace'
 	# Nothing of the checks is left.
 	run sh -c 'ls -d /run/memfd-noexec-check.* /tmp/memfd-noexec-check.* 2>/dev/null'
 	[ -z "$output" ]
@@ -411,7 +412,7 @@ start_pid_owner() {
 
 @test "the loader under containerd: runc init runs from a sealed clone at levels 0 and 2" {
 	run ctr_run "$RUNC_DEBUG_WRAPPER" "$ID-0" sh -c "$PROBE"
-	assert_status 0
+	assert_success
 	assert_memfd_level 0
 	assert_loader "$DAEMON_DIR/runc-debug.log" "$LOADER_METHODS"
 	# containerd's namespace at 2: the shim's runc init can make no
@@ -419,7 +420,7 @@ start_pid_owner() {
 	daemon_set_level containerd 2
 	: >"$DAEMON_DIR/runc-debug.log"
 	run ctr_run "$RUNC_DEBUG_WRAPPER" "$ID-2" sh -c "$PROBE"
-	assert_status 0
+	assert_success
 	assert_memfd_level 2
 	assert_loader "$DAEMON_DIR/runc-debug.log" "$LOADER_METHODS_AT_2"
 	daemon_set_level containerd 0

@@ -297,26 +297,17 @@ oci_image_tar() {
 # sealed clone, and no failure to clone.
 assert_loader() {
 	local text
-	text=$(cat "$1" 2>/dev/null)
+	text=$(cat "$1" 2>/dev/null) || : # a missing log fails below, with the message
 	if ! grep -qE "\"msg\":\"(nsexec\[[0-9]+\]: )?cloned_binary: using ($2)\"" <<<"$text" ||
 		! grep -qF 'cloned_binary: running from sealed clone"' <<<"$text"; then
-		echo "expected the markers 'cloned_binary: using ($2)' and" \
-			"'running from sealed clone' in the runc log $1:" >&2
-		echo "$text" | tail -40 >&2
-		return 1
+		batslib_print_kv_single_or_multi 8 'markers' \
+			"'cloned_binary: using ($2)' and 'cloned_binary: running from sealed clone'" \
+			"log" "$(tail -40 <<<"$text")" |
+			batslib_decorate "runc init's markers are not in the runc log $1" | fail
+		return
 	fi
 	if grep -qF 'could not ensure we are a cloned binary' <<<"$text"; then
-		echo "runc init failed to clone itself:" >&2
-		echo "$text" | tail -40 >&2
-		return 1
+		batslib_print_kv_single_or_multi 8 "log" "$(tail -40 <<<"$text")" |
+			batslib_decorate "runc init failed to clone itself" | fail
 	fi
-}
-
-# assert_line_re ERE [TEXT]: a line of TEXT (else $output) matches.
-assert_line_re() {
-	grep -qE -- "$1" <<<"${2:-$output}" || {
-		echo "expected a line matching '$1' in:" >&2
-		echo "${2:-$output}" >&2
-		return 1
-	}
 }

@@ -120,10 +120,11 @@ docker_probe() {
 
 @test "dockerd loads contrib/docker/daemon.json: the runtime is registered" {
 	run api GET /info
-	assert_status 0
+	assert_success
 	jq -e --arg w "$RUNC_DEBUG_WRAPPER" '.Runtimes["memfd-noexec"].path == $w' \
 		<<<"$output" >/dev/null
 	run api GET /version
+	assert_success
 	jq -e '.ApiVersion == "1.41" and (.Version | startswith("20.10."))' <<<"$output" >/dev/null
 }
 
@@ -131,22 +132,22 @@ docker_probe() {
 	[ -x "$DOCKER_CLI" ] || missing "Debian's docker CLI at $DOCKER_CLI" || return 1
 	run env DOCKER_HOST="unix://$DAEMON_DIR/docker.sock" "$DOCKER_CLI" run --rm \
 		--network none --runtime memfd-noexec --sysctl vm.memfd_noexec=2 "$IMAGE" true
-	assert_status 125
-	assert_output_contains "sysctl 'vm.memfd_noexec=2' is not whitelisted"
+	assert_failure 125
+	assert_output --partial "sysctl 'vm.memfd_noexec=2' is not whitelisted"
 	run env DOCKER_HOST="unix://$DAEMON_DIR/docker.sock" "$DOCKER_CLI" run --rm \
 		--network none --annotation memfd_noexec=2 "$IMAGE" true
-	assert_status 125
-	assert_output_contains "unknown flag: --annotation"
+	assert_failure 125
+	assert_output --partial "unknown flag: --annotation"
 }
 
 # ---- the Engine API --------------------------------------------------------------
 
 @test "HostConfig.Sysctls vm.memfd_noexec 1 and 2 with the patched runc: the level inside" {
 	run docker_probe 2
-	assert_status 0
+	assert_success
 	assert_memfd_level 2
 	run docker_probe 1
-	assert_status 0
+	assert_success
 	assert_memfd_level 1
 	[ "$(daemon_level dockerd)" = 0 ]
 }
@@ -159,16 +160,16 @@ docker_probe() {
 		NetworkMode: "none", Sysctls: {"vm.memfd_noexec": "3"}}}')" | jq -r .Id)
 	run curl -sS --unix-socket "$DAEMON_DIR/docker.sock" -X POST -w '\n%{http_code}' \
 		"http://docker/v1.41/containers/$id/start"
-	assert_line_re '^500$'
-	assert_output_contains 'Refusing linux.sysctl[\"vm.memfd_noexec\"] = \"3\" in config.json: allowed values are'
+	assert_line 500
+	assert_output --partial 'Refusing linux.sysctl[\"vm.memfd_noexec\"] = \"3\" in config.json: allowed values are'
 	run "$RUN_AT_LEVEL" 3 "$IMAGE" true
-	assert_status 2
+	assert_failure 2
 }
 
 @test "stock runc refuses HostConfig.Sysctls vm.memfd_noexec (safe, but no level)" {
 	run docker_probe 2 stock-runc
-	assert_status 125
-	assert_output_contains 'sysctl "vm.memfd_noexec" is not in a separate kernel namespace'
+	assert_failure 125
+	assert_output --partial 'sysctl "vm.memfd_noexec" is not in a separate kernel namespace'
 	! grep -q 'memfdprobe:' <<<"$output"
 }
 
@@ -176,13 +177,13 @@ docker_probe() {
 
 @test "the loader under dockerd: runc init runs from a sealed clone at levels 0 and 2" {
 	run docker_probe 0
-	assert_status 0
+	assert_success
 	assert_memfd_level 0
 	assert_loader "$DAEMON_DIR/runc-debug.log" "$LOADER_METHODS"
 	daemon_set_level dockerd 2
 	: >"$DAEMON_DIR/runc-debug.log"
 	run docker_probe 2
-	assert_status 0
+	assert_success
 	assert_memfd_level 2
 	assert_loader "$DAEMON_DIR/runc-debug.log" "$LOADER_METHODS_AT_2"
 	daemon_set_level dockerd 0

@@ -129,29 +129,22 @@ host_level() {
 	cat /proc/sys/vm/memfd_noexec 2>/dev/null || echo absent
 }
 
+# with_output TEXT ASSERTION [ARGS...]: bats-assert's ASSERTION
+# (assert_line, refute_line, assert_output, refute_output) on TEXT, a log
+# file's content or a part of $output, instead of $output; $output and
+# $lines stay as they are.
+with_output() {
+	local output="$1"
+	local -a lines=()
+	shift
+	# As bats' run splits $output (empty lines dropped).
+	IFS=$'\n' read -d '' -r -a lines <<<"$output" || true
+	"$@"
+}
+
 # assert_marker METHOD: exactly the line "cloned_binary: using METHOD".
 assert_marker() {
-	if ! grep -qx "cloned_binary: using $1" <<<"$output"; then
-		echo "expected marker 'cloned_binary: using $1' in:" >&2
-		echo "$output" >&2
-		return 1
-	fi
-}
-
-assert_status() {
-	if [ "$status" -ne "$1" ]; then
-		echo "expected exit status $1, got $status; output:" >&2
-		echo "$output" >&2
-		return 1
-	fi
-}
-
-assert_output_contains() {
-	if ! grep -qF -- "$1" <<<"$output"; then
-		echo "expected output to contain '$1':" >&2
-		echo "$output" >&2
-		return 1
-	fi
+	assert_line "cloned_binary: using $1"
 }
 
 # assert_memfd_level LEVEL [TEXT]: memfdprobe's lines in TEXT (else
@@ -175,14 +168,14 @@ assert_memfd_level() {
 		"memfdprobe: flags=none result=ok mode=0777 $seals exec_seal=no"
 		"memfdprobe: flags=exec result=ok mode=0777 $seals exec_seal=no"
 		"memfdprobe: flags=exec-run result=ok exec=ok") ;;
-	*) echo "assert_memfd_level: bad level '$1'" >&2; return 1 ;;
+	*) fail "assert_memfd_level: bad level '$1' (allowed: 0, 1, 2)"; return ;;
 	esac
 	for want in "${wants[@]}"; do
-		grep -qxE -- "$want" <<<"$text" || {
-			echo "expected a line '$want' from inside the container, in:" >&2
-			echo "$text" >&2
-			return 1
-		}
+		grep -qxE -- "$want" <<<"$text" && continue
+		batslib_print_kv_single_or_multi 8 'line' "$want" 'output' "$text" |
+			batslib_decorate "no line from inside the container shows vm.memfd_noexec=$1 (an ERE, whole line)" |
+			fail
+		return
 	done
 }
 
@@ -267,6 +260,6 @@ stop_default_service() {
 	kill -TERM "$DEFAULT_SERVE_PID" 2>/dev/null || true
 	wait "$DEFAULT_SERVE_PID" || rc=$?
 	DEFAULT_SERVE_PID=
-	[ "$rc" -eq 0 ] || { echo "the service exited $rc" >&2; return 1; }
-	[ ! -e "$SERVICE_SOCKET" ] || { echo "$SERVICE_SOCKET left behind" >&2; return 1; }
+	[ "$rc" -eq 0 ] || { fail "the memfd-noexec service exited $rc"; return; }
+	[ ! -e "$SERVICE_SOCKET" ] || fail "the memfd-noexec service left $SERVICE_SOCKET behind"
 }

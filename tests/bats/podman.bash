@@ -454,33 +454,6 @@ annotation() {
 # What the containers run: the level, then what memfd_create() gives.
 PROBES='for m in level none exec exec-run; do memfdprobe $m; done'
 
-# refute_ran: no memfdprobe line in $output (the container never ran).
-refute_ran() {
-	if grep -q '^memfdprobe:' <<<"$output"; then
-		echo "the container ran:" >&2
-		echo "$output" >&2
-		return 1
-	fi
-}
-
-# assert_line_re ERE [TEXT]: some line of TEXT (else $output) matches.
-assert_line_re() {
-	grep -qE -- "$1" <<<"${2-$output}" || {
-		echo "expected a line matching '$1' in:" >&2
-		echo "${2-$output}" >&2
-		return 1
-	}
-}
-
-# assert_failed: podman exited non-zero.
-assert_failed() {
-	if [ "$status" -eq 0 ]; then
-		echo "expected a failure, got exit status 0; output:" >&2
-		echo "$output" >&2
-		return 1
-	fi
-}
-
 # assert_no_mounts: no mount from this file's podman roots, here or in the
 # holder's mount namespace.
 assert_no_mounts() {

@@ -143,20 +143,21 @@ assert_runc_marker() {
 	[ "$1" != overlay ] || who=''
 	if ! grep -qE "msg=\"${who}cloned_binary: using ($1)\"" <<<"$text" ||
 		! grep -qF 'cloned_binary: running from sealed clone"' <<<"$text"; then
-		echo "expected the markers '${who}cloned_binary: using $1' and" \
-			"'cloned_binary: running from sealed clone' in:" >&2
-		echo "$text" >&2
-		return 1
+		batslib_print_kv_single_or_multi 8 'markers' \
+			"'${who}cloned_binary: using ($1)' and 'cloned_binary: running from sealed clone'" \
+			'log' "$text" |
+			batslib_decorate "runc init's markers are not in runc's debug log" | fail
+		return
 	fi
 	if [ "$1" = overlay ] && grep -qE 'msg="nsexec\[[0-9]+\]: cloned_binary: using ' <<<"$text"; then
-		echo "runc init cloned itself again, although runc started it from the overlay:" >&2
-		echo "$text" >&2
-		return 1
+		batslib_print_kv_single_or_multi 8 'log' "$text" |
+			batslib_decorate "runc init cloned itself again, although runc started it from the overlay" |
+			fail
+		return
 	fi
 	if grep -qF 'could not ensure we are a cloned binary' <<<"$text"; then
-		echo "runc init failed to clone itself:" >&2
-		echo "$text" >&2
-		return 1
+		batslib_print_kv_single_or_multi 8 'log' "$text" |
+			batslib_decorate "runc init failed to clone itself" | fail
 	fi
 }
 
@@ -199,10 +200,7 @@ check_clone_exe() {
 	*:overlay) [[ "$2" == "/runc" ]] ;;
 	*:memfd*) [[ "$2" == "/memfd:cloned_binary (deleted)" ]] ;;
 	*) [[ "$2" == "$STATE/$3/"*" (deleted)" ]] ;;
-	esac || {
-		echo "runc init runs from '$2', expected a $1 clone" >&2
-		return 1
-	}
+	esac || fail "runc init runs from '$2', expected a $1 clone"
 }
 
 # ---- run -------------------------------------------------------------------
@@ -212,23 +210,20 @@ check_run() {
 	as "$1" "${3:-}"
 	bundle b /bin/sh -c 'echo container-ran; env; exit 7'
 	run at_level --proc "$2" "$T/runc" --debug run -b "$T/b" ctr
-	assert_status 7
-	assert_output_contains container-ran
+	assert_failure 7
+	assert_output --partial container-ran
 	assert_runc_marker "$(method_for "$2" "${3:-}")"
 	# The loader's variables stay out of the container.
-	if grep -E '^(_CLONED_BINARY_REEXEC|_LIBCONTAINER_[A-Z]+)=' <<<"$output"; then
-		echo "loader or runc variables leaked into the container" >&2
-		return 1
-	fi
+	refute_line --regexp '^(_CLONED_BINARY_REEXEC|_LIBCONTAINER_[A-Z]+)='
 	# run removes its container.
-	[ -z "$(ls -A "$STATE")" ]
+	[ -z "$(ls -A "$STATE")" ] || fail "runc run left state behind: $(ls -A "$STATE")"
 }
 
 @test "runc --version names the memfd-toolkit loader" {
 	run "$RUNC" --version
-	assert_status 0
-	assert_output_contains "loader: sealed W^X (memfd-toolkit "
-	assert_output_contains "runc version 1.1."
+	assert_success
+	assert_output --partial "loader: sealed W^X (memfd-toolkit "
+	assert_output --partial "runc version 1.1."
 }
 
 @test "rootful runc run at vm.memfd_noexec=0 uses the overlay, no copy" {
@@ -284,8 +279,8 @@ check_exec() {
 		"$T/runc" --debug exec ctr /bin/sh -c "echo exec-ran; exit 3" || rc=$?
 		"$T/runc" delete -f ctr
 		exit $rc'
-	assert_status 3
-	assert_output_contains exec-ran
+	assert_failure 3
+	assert_output --partial exec-ran
 	assert_runc_marker "$(method_for "$2" "${3:-}")"
 	[ -z "$(ls -A "$STATE")" ]
 }
@@ -371,9 +366,9 @@ check_exec() {
 	as rootless '' 'clone[0==0x10024511]=EPERM'
 	bundle b /bin/sh -c 'echo container-ran'
 	run at_level --proc 0 "$T/runc" --debug run -b "$T/b" ctr
-	assert_status 0
-	assert_output_contains container-ran
-	assert_output_contains 'cloned_binary: overlay not possible (clone(CLONE_NEWUSER|CLONE_NEWNS) failed: Operation not permitted (no unprivileged user namespaces here'
+	assert_success
+	assert_output --partial container-ran
+	assert_output --partial 'cloned_binary: overlay not possible (clone(CLONE_NEWUSER|CLONE_NEWNS) failed: Operation not permitted (no unprivileged user namespaces here'
 	assert_runc_marker memfd-exec
 }
 
@@ -414,14 +409,11 @@ check_exec() {
 	as rootful nomemfd,notmpfile 'openat[2&0x80==0x80]=EROFS'
 	bundle b /bin/sh -c 'echo container-ran'
 	run at_level --proc 0 "$T/runc" run -b "$T/b" ctr
-	assert_status 1
-	assert_output_contains 'level=error msg="nsexec['
-	assert_output_contains 'cloned_binary: Failed to find a usable directory for the sealed copy (tmpfile); the last one tried, /dev/shm: cannot create a file there: Read-only file system'
-	assert_output_contains 'could not ensure we are a cloned binary: Read-only file system'
-	if grep -q container-ran <<<"$output"; then
-		echo "the container ran without a clone" >&2
-		return 1
-	fi
+	assert_failure 1
+	assert_output --partial 'level=error msg="nsexec['
+	assert_output --partial 'cloned_binary: Failed to find a usable directory for the sealed copy (tmpfile); the last one tried, /dev/shm: cannot create a file there: Read-only file system'
+	assert_output --partial 'could not ensure we are a cloned binary: Read-only file system'
+	refute_output --partial container-ran # not without a clone
 }
 
 @test "item 9: a sealing failure stops runc init with the loader's reason (the shim's failure path)" {
@@ -429,14 +421,11 @@ check_exec() {
 	as rootful nofsopen 'fcntl[1&0xffffffff==1033]=EPERM'
 	bundle b /bin/sh -c 'echo container-ran'
 	run at_level --proc 0 "$T/runc" run -b "$T/b" ctr
-	assert_status 1
-	assert_output_contains 'cloned_binary: Failed to seal the memfd (memfd-exec): Operation not permitted'
-	assert_output_contains 'could not ensure we are a cloned binary: Operation not permitted'
-	if grep -q container-ran <<<"$output"; then
-		echo "the container ran without a sealed clone" >&2
-		return 1
-	fi
-	[ -z "$(ls -A "$STATE")" ]
+	assert_failure 1
+	assert_output --partial 'cloned_binary: Failed to seal the memfd (memfd-exec): Operation not permitted'
+	assert_output --partial 'could not ensure we are a cloned binary: Operation not permitted'
+	refute_output --partial container-ran # not without a sealed clone
+	[ -z "$(ls -A "$STATE")" ] || fail "state left behind: $(ls -A "$STATE")"
 }
 
 # ---- create, start, delete: nothing left behind -----------------------------
@@ -472,13 +461,12 @@ check_lifecycle() {
 		done
 		"$T/runc" delete ctr
 		cat /proc/self/mountinfo >"$T/mounts.after"'
-	assert_status 0
+	assert_success
 	assert_runc_marker "$method" "$T/create.log"
 	check_clone_exe "$method" "$(cat "$T/init-exe")" ctr
 	# While runc init waited, its state directory held runc's files only.
 	if grep -v -x -e exec.fifo -e state.json "$T/statedir"; then
-		echo "unexpected files in the state directory" >&2
-		return 1
+		fail "unexpected files in the state directory (above); it held: $(cat "$T/statedir")"
 	fi
 	# No state, no mounts, no named temporary files are left.
 	[ -z "$(ls -A "$STATE")" ] || { ls -la "$STATE" >&2; return 1; }
@@ -584,33 +572,26 @@ check_cve() {
 		cat "$T/attack.out"
 		"$T/runc" delete -f ctr
 		cat /proc/self/mountinfo >"$T/mounts.after"'
-	assert_status 0
+	assert_success
 	assert_runc_marker "$method" "$T/create.log"
 	check_clone_exe "$method" "$(cat "$T/init-exe")" ctr
 	local want
 	for want in host-write=failed direct-write=failed self-write=failed \
 		held=ok pid1=/bin/busybox handle-write=failed fds-checked; do
-		assert_output_contains "$want"
+		assert_output --partial "$want"
 	done
-	if grep -q -- '-write=ok\|fd-leak=\|WRITABLE' <<<"$output"; then
-		echo "a write attempt succeeded, or the binary leaked as an fd:" >&2
-		echo "$output" >&2
-		return 1
-	fi
+	refute_line --regexp -- '-write=ok|fd-leak=|WRITABLE' # no write, no fd of the binary
 	if [ "$method" = overlay ]; then
-		assert_output_contains "ovl-attack: defeated"
+		assert_output --partial "ovl-attack: defeated"
 		# Attached nowhere: no new mount on the host or in the container.
 		diff -u "$T/mounts.before" "$T/mounts.after"
-		if grep -q ' - overlay ' "$T/container-mounts"; then
-			echo "an overlay mount shows in the container:" >&2
-			cat "$T/container-mounts" >&2
-			return 1
+		if grep ' - overlay ' "$T/container-mounts"; then
+			fail "an overlay mount (above) shows in the container"
 		fi
 	fi
 	# runc init holds no fd of the binary (its exe is all it needs).
 	if grep -xF -- "$(cat "$T/init-exe")" "$T/init-fds"; then
-		echo "runc init holds an fd of its binary" >&2
-		return 1
+		fail "runc init holds an fd of its binary (above)"
 	fi
 	[ "$(sha256sum <"$RUNC")" = "$RUNC_SUM_BEFORE" ]
 }

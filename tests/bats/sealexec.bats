@@ -163,7 +163,7 @@ teardown() {
 	run at_level 2 "$SEALEXEC" --method=memfd "$SELFCHECK"
 	assert_failure 126
 	assert_output --partial "vm.memfd_noexec=2"
-	! grep -q "selfcheck: exe=" <<<"$output"
+	refute_output --partial "selfcheck: exe=" # the program never ran
 }
 
 @test "root: --method=tmpfile at level 0" {
@@ -379,7 +379,7 @@ teardown() {
 	assert_output --partial "cloned_binary: running from sealed clone"
 	assert_output --partial "ensure-helper: sealed=1 argv=a,b reexec-marker=unset given-fd=closed"
 	# No second clone: the runtime's was used as it is.
-	! grep -q '^cloned_binary: using ' <<<"$output"
+	refute_line --regexp '^cloned_binary: using '
 
 	# A marker naming another open fd is refused, not trusted.
 	run env ENSURE_LAUNCH=wrongfd "$ENSURE_HELPER"

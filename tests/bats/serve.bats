@@ -458,7 +458,7 @@ still_serving() {
 	# A newline in the request never reaches the log as a line of its own.
 	run client_as "$TEST_USER" -m $'raise 2\nmemfd-noexec serve: forged' -p "$CPID" "$SOCK"
 	assert_line --regexp '^error 22 the request "raise 2\\x0amemfd-noexec serve: forged" is not exactly'
-	! grep -q '^memfd-noexec serve: forged' "$T/log"
+	with_output "$(cat "$T/log")" refute_line --regexp '^memfd-noexec serve: forged'
 
 	[ "$(ns_level "$CPID")" = "$HOST_LEVEL_BEFORE" ]
 	# A connection that says nothing gets an error after about a second.
@@ -832,6 +832,6 @@ unit_bounding_set() {
 	grep -qx 'Accept=no' "$UNITS/memfd-noexec.socket"
 	grep -qx 'ExecStart=/usr/local/bin/memfd-noexec serve' "$UNITS/memfd-noexec.service"
 	# Settings that would break it must stay out.
-	! grep -qE '^(ProtectKernelTunables=yes|ProtectProc=invisible|ProcSubset=pid|PrivatePIDs=yes|PrivateUsers=yes|DynamicUser=yes)' \
-		"$UNITS/memfd-noexec.service"
+	with_output "$(cat "$UNITS/memfd-noexec.service")" refute_line --regexp \
+		'^(ProtectKernelTunables=yes|ProtectProc=invisible|ProcSubset=pid|PrivatePIDs=yes|PrivateUsers=yes|DynamicUser=yes)'
 }

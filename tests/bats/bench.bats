@@ -13,15 +13,15 @@ setup() {
 }
 
 teardown() {
-	# Nothing staged, mounted or running may outlive a benchmark.
-	local left
+	# Nothing staged, mounted or running may outlive a benchmark.  (Teardown
+	# runs without errexit: each check counts through rc.)
+	local left rc=0
 	left=$(ls -d /tmp/runc-bench.* /tmp/copy-time.* 2>/dev/null || true)
-	[ -z "$left" ] || {
-		echo "left behind: $left" >&2
-		return 1
-	}
-	! grep -q '/tmp/copy-time\.' /proc/self/mountinfo
-	[ "$(host_level)" = "${HOST_LEVEL_BEFORE:-$(host_level)}" ]
+	[ -z "$left" ] || { fail "left behind: $left"; rc=1; }
+	left=$(grep -F '/tmp/copy-time.' /proc/self/mountinfo || true)
+	[ -z "$left" ] || { fail "mounts left behind: $left"; rc=1; }
+	assert_host_level_unchanged || rc=1
+	return "$rc"
 }
 
 @test "runc-start.sh: every arm runs, rootful and rootless, and the table is printed" {

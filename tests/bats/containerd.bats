@@ -83,12 +83,17 @@ setup() {
 }
 
 teardown() {
+	local rc=0 # teardown runs without errexit: each check counts through rc
 	if [ -n "${DAEMON_DIR:-}" ] && daemon_pid containerd >/dev/null; then
 		remove_all_containers
 		# A test that raised containerd's namespace puts it back.
-		[ -z "${DAEMON_LEVEL_MOVED:-}" ] || daemon_set_level containerd 0
+		if [ -n "${DAEMON_LEVEL_MOVED:-}" ] && ! daemon_set_level containerd 0; then
+			fail "could not put containerd's PID namespace back to level 0"
+			rc=1
+		fi
 	fi
-	[ "$(host_level)" = "${HOST_LEVEL_BEFORE:-$(host_level)}" ]
+	assert_host_level_unchanged || rc=1
+	return "$rc"
 }
 
 # ---- ctr ---------------------------------------------------------------------

@@ -89,11 +89,17 @@ setup() {
 }
 
 teardown() {
+	local rc=0 # teardown runs without errexit: each check counts through rc
 	if [ -n "${DAEMON_DIR:-}" ] && daemon_pid dockerd >/dev/null; then
 		remove_all_containers
-		[ -z "${DAEMON_LEVEL_MOVED:-}" ] || daemon_set_level dockerd 0
+		# A test that raised dockerd's namespace puts it back.
+		if [ -n "${DAEMON_LEVEL_MOVED:-}" ] && ! daemon_set_level dockerd 0; then
+			fail "could not put dockerd's PID namespace back to level 0"
+			rc=1
+		fi
 	fi
-	[ "$(host_level)" = "${HOST_LEVEL_BEFORE:-$(host_level)}" ]
+	assert_host_level_unchanged || rc=1
+	return "$rc"
 }
 
 # api METHOD PATH [curl args]: the Engine API (v1.41, Docker 20.10's).

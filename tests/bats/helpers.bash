@@ -129,6 +129,18 @@ host_level() {
 	cat /proc/sys/vm/memfd_noexec 2>/dev/null || echo absent
 }
 
+# assert_host_level_unchanged: for teardown; the initial namespace's
+# vm.memfd_noexec still reads HOST_LEVEL_BEFORE, what setup saw (nothing to
+# compare when setup did not get that far).  Teardown runs with errexit
+# off, so a teardown must return this status (or fold it into its own).
+assert_host_level_unchanged() {
+	local now
+	[ -n "${HOST_LEVEL_BEFORE:-}" ] || return 0
+	now=$(host_level)
+	[ "$now" = "$HOST_LEVEL_BEFORE" ] ||
+		fail "the host's vm.memfd_noexec changed during the test: $HOST_LEVEL_BEFORE -> $now"
+}
+
 # with_output TEXT ASSERTION [ARGS...]: bats-assert's ASSERTION
 # (assert_line, refute_line, assert_output, refute_output) on TEXT, a log
 # file's content or a part of $output, instead of $output; $output and

@@ -50,10 +50,7 @@ teardown() {
 		wait "$p" 2>/dev/null || true
 	done
 	[ -n "${TEST_TMP:-}" ] && rm -rf "$TEST_TMP"
-	if [ "$(host_level)" != "$HOST_LEVEL_BEFORE" ]; then
-		echo "host vm.memfd_noexec changed: $HOST_LEVEL_BEFORE -> $(host_level)" >&2
-		return 1
-	fi
+	assert_host_level_unchanged
 }
 
 # start_sleeper [LEVEL]: starts `sleep` as PID 1 of a new PID namespace

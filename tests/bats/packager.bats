@@ -24,7 +24,7 @@ teardown() {
 		[ ! -x "$T/runc" ] || "$T/runc" --root "$T/state" delete -f pkg >/dev/null 2>&1 || true
 		rm -rf "$T"
 	fi
-	[ "$(host_level)" = "${HOST_LEVEL_BEFORE:-$(host_level)}" ]
+	assert_host_level_unchanged
 }
 
 # The recipe: the sh block between the markers, nothing added.

@@ -35,7 +35,8 @@ setup() {
 }
 
 teardown() {
-	stop_default_service
+	local rc=0 # teardown runs without errexit: each check counts through rc
+	stop_default_service || rc=1
 	if [ -n "${PODMAN_NS_PID:-}" ]; then
 		rootful_podman rm -a -f -t 0 >/dev/null 2>&1 || true
 		podman_ns_stop
@@ -44,7 +45,8 @@ teardown() {
 		rpodman inherit rm -a -f -t 0 >/dev/null 2>&1 || true
 	fi
 	# The host's value must never change.
-	[ "$(host_level)" = "${HOST_LEVEL_BEFORE:-$(host_level)}" ]
+	assert_host_level_unchanged || rc=1
+	return "$rc"
 }
 
 # json_string VALUE: VALUE as a JSON string, as memfd-noexec quotes it.

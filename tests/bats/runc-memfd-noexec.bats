@@ -86,7 +86,8 @@ setup() {
 }
 
 teardown() {
-	stop_default_service
+	local rc=0 # teardown runs without errexit: each check counts through rc
+	stop_default_service || rc=1
 	if [ -n "${T:-}" ] && [ -d "$T" ]; then
 		local id
 		for id in $(plain_runc list -q 2>/dev/null); do
@@ -95,7 +96,8 @@ teardown() {
 		rm -rf "$T"
 	fi
 	# The host's value must never change.
-	[ "$(host_level)" = "${HOST_LEVEL_BEFORE:-$(host_level)}" ]
+	assert_host_level_unchanged || rc=1
+	return "$rc"
 }
 
 # ---- how runc is started ---------------------------------------------------

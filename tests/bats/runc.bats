@@ -72,6 +72,7 @@ setup() {
 }
 
 teardown() {
+	local rc=0 # teardown runs without errexit: each check counts through rc
 	if [ -n "${T:-}" ] && [ -d "$T" ]; then
 		# Containers left by a failed test: their PID namespace is gone,
 		# so delete -f only has to clean up state and cgroups.
@@ -81,9 +82,13 @@ teardown() {
 		done
 		rm -rf "$T"
 	fi
-	# The host's value must never change, nor the host's runc binary.
-	[ "$(host_level)" = "${HOST_LEVEL_BEFORE:-$(host_level)}" ]
-	[ -z "${RUNC_SUM_BEFORE:-}" ] || [ "$(sha256sum <"$RUNC")" = "$RUNC_SUM_BEFORE" ]
+	# The host's value must never change, nor the runc binary.
+	assert_host_level_unchanged || rc=1
+	if [ -n "${RUNC_SUM_BEFORE:-}" ] && [ "$(sha256sum <"$RUNC")" != "$RUNC_SUM_BEFORE" ]; then
+		fail "the runc binary $RUNC changed during the test"
+		rc=1
+	fi
+	return "$rc"
 }
 
 # ---- how runc is started ---------------------------------------------------

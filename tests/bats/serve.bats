@@ -65,10 +65,7 @@ teardown() {
 		wait "$p" 2>/dev/null || true
 	done
 	[ -n "${T:-}" ] && rm -rf "$T"
-	if [ "$(host_level)" != "$HOST_LEVEL_BEFORE" ]; then
-		echo "host vm.memfd_noexec changed: $HOST_LEVEL_BEFORE -> $(host_level)" >&2
-		return 1
-	fi
+	assert_host_level_unchanged
 }
 
 # ---- helpers -----------------------------------------------------------------

@@ -50,7 +50,7 @@ teardown() {
 		esac
 	done <"$TEST_DIRS"
 	# The host's value must never change, whatever a test did.
-	[ "$(host_level)" = "$HOST_LEVEL_BEFORE" ]
+	assert_host_level_unchanged
 }
 
 requires_evilfs() {

@@ -347,10 +347,15 @@ audit_container() {
 		readlink "/proc/$pid/ns/pid" >"$T/ns"
 		until [ -e "$T/host-done" ]; do sleep 0.05; done
 		"$T/runc" delete -f "$ID"' 3>&- &
-	local i=0 ino hostpid="" p
+	local inner=$! i=0 ino hostpid="" p host_rc=0 inner_rc=0
 	until [ -s "$T/ns" ]; do
 		i=$((i + 1))
-		[ $i -lt 200 ] || { touch "$T/host-done"; wait; return 1; }
+		if [ $i -ge 200 ] || ! kill -0 "$inner" 2>/dev/null; then
+			touch "$T/host-done"
+			wait "$inner" || inner_rc=$?
+			fail "the container's side stopped before its audits (exit status $inner_rc); runc create said: $(cat "$T/create.log" 2>/dev/null)"
+			return
+		fi
 		sleep 0.05
 	done
 	ino=$(sed 's/^pid:\[\([0-9]*\)\]$/\1/' "$T/ns")
@@ -359,9 +364,13 @@ audit_container() {
 		[ "$(readlink "$p/ns/pid" 2>/dev/null)" = "pid:[$ino]" ] &&
 			hostpid=${p#/proc/} && break
 	done
-	"$MN" audit --json --container-pid "$hostpid" >"$T/host.json" || true
+	# Let the container go whatever happens, then judge.
+	"$MN" audit --json --container-pid "$hostpid" >"$T/host.json" || host_rc=$?
 	touch "$T/host-done"
-	wait
+	wait "$inner" || inner_rc=$?
+	[ "$inner_rc" -eq 0 ] || fail "the container's side (audits, runc delete) failed with exit status $inner_rc"
+	[ "$host_rc" -eq 0 ] ||
+		fail "memfd-noexec audit --container-pid '$hostpid' (the host's view) failed with exit status $host_rc"
 	[ "$(jq -r '.namespaces[0].level' "$T/audit.json")" = 2 ]
 	[ "$(jq -r '.namespaces[0].container.id' "$T/audit.json")" = "$ID" ]
 	grep -qE "^PID namespace $ino, container $ID \\(runc \\(cgroupfs\\), cgroup /$ID\\): vm\\.memfd_noexec=2$" "$T/audit.txt"

@@ -161,9 +161,11 @@ docker_probe() {
 @test "HostConfig.Sysctls vm.memfd_noexec 3 fails with the patched runc's message" {
 	# run-at-level refuses 3 itself; ask the API directly.
 	local id
+	# Two steps: in a pipeline the API's failure would be lost.
 	id=$(api POST /containers/create -H 'Content-Type: application/json' -d "$(jq -n \
 		--arg i "$IMAGE" '{Image: $i, Cmd: ["true"], HostConfig: {Runtime: "memfd-noexec",
-		NetworkMode: "none", Sysctls: {"vm.memfd_noexec": "3"}}}')" | jq -r .Id)
+		NetworkMode: "none", Sysctls: {"vm.memfd_noexec": "3"}}}')")
+	id=$(jq -er .Id <<<"$id")
 	run curl -sS --unix-socket "$DAEMON_DIR/docker.sock" -X POST -w '\n%{http_code}' \
 		"http://docker/v1.41/containers/$id/start"
 	assert_line 500
@@ -202,7 +204,8 @@ docker_probe() {
 	local id
 	id=$(api POST /containers/create -H 'Content-Type: application/json' -d "$(jq -n \
 		--arg i "$IMAGE" '{Image: $i, Cmd: ["sleep", "600"],
-		HostConfig: {Runtime: "memfd-noexec", NetworkMode: "none"}}')" | jq -r .Id)
+		HostConfig: {Runtime: "memfd-noexec", NetworkMode: "none"}}')")
+	id=$(jq -er .Id <<<"$id")
 	api POST "/containers/$id/start" >/dev/null
 	pgrep -f "containerd-shim-runc-v2 .*$DAEMON_DIR" >/dev/null
 	remove_all_containers

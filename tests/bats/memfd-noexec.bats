@@ -231,6 +231,7 @@ state() {
 	assert_output --partial "flags=exec-run result=ok exec=ok"
 
 	run "$MEMFD_NOEXEC" run --level 1 -- cat /proc/sys/vm/memfd_noexec
+	assert_success
 	assert_output 1
 }
 
@@ -339,15 +340,16 @@ state() {
 	run "$MEMFD_NOEXEC" status --json
 	assert_success
 	[ "$(wc -l <<<"$output")" -eq 1 ]
-	if command -v jq >/dev/null; then
-		[ "$(jq -r .level <<<"$output")" = "$(host_level)" ]
-		[ "$(jq -r .mfd_exec <<<"$output")" = true ]
-		[ "$(jq -r .pid_namespace <<<"$output")" = initial ]
-		[ "$(jq -r .can_raise <<<"$output")" = true ]
-		jq -e '.semantics == "hierarchy" or .semantics == "ratchet"' <<<"$output"
-	fi
+	# Without jq these checks would not run: jq is required, not optional.
+	requires cmd:jq || return 1
+	[ "$(jq -r .level <<<"$output")" = "$(host_level)" ]
+	[ "$(jq -r .mfd_exec <<<"$output")" = true ]
+	[ "$(jq -r .pid_namespace <<<"$output")" = initial ]
+	[ "$(jq -r .can_raise <<<"$output")" = true ]
+	jq -e '.semantics == "hierarchy" or .semantics == "ratchet"' <<<"$output"
 
 	run "$MEMFD_NOEXEC" status --no-probe
+	assert_success
 	assert_output --partial "semantics: not probed"
 }
 

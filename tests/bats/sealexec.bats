@@ -234,6 +234,7 @@ teardown() {
 	assert_marker memfd
 	assert_output --partial "seals=0xf "
 	run "$FAKEKERNEL" --kernel=6.1 -- "$SEALEXEC" --features
+	assert_success
 	assert_output --partial "mfd_exec: no"
 	assert_output --partial "seal_exec: no"
 	assert_output --partial "memfd_noexec: no"

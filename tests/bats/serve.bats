@@ -550,6 +550,7 @@ still_serving() {
 	assert_success
 	assert_output --partial "Usage: memfd-noexec serve"
 	run "$MEMFD_NOEXEC" --help
+	assert_success
 	assert_output --partial "serve [--socket PATH]"
 }
 

@@ -10,16 +10,27 @@ load helpers
 
 setup() {
 	HOST_LEVEL_BEFORE="$(host_level)"
+	# What the benchmarks could leave, already there (another run's, or
+	# another user's of the machine): only what is new counts.
+	bench_leftovers >"$BATS_TEST_TMPDIR/leftovers.before"
+}
+
+# bench_leftovers: the benchmarks' staging directories and their mounts.
+bench_leftovers() {
+	{
+		ls -d /tmp/runc-bench.* /tmp/copy-time.* 2>/dev/null
+		grep -F '/tmp/copy-time.' /proc/self/mountinfo | cut -d' ' -f5-
+	} | LC_ALL=C sort
 }
 
 teardown() {
 	# Nothing staged, mounted or running may outlive a benchmark.  (Teardown
 	# runs without errexit: each check counts through rc.)
 	local left rc=0
-	left=$(ls -d /tmp/runc-bench.* /tmp/copy-time.* 2>/dev/null || true)
-	[ -z "$left" ] || { fail "left behind: $left"; rc=1; }
-	left=$(grep -F '/tmp/copy-time.' /proc/self/mountinfo || true)
-	[ -z "$left" ] || { fail "mounts left behind: $left"; rc=1; }
+	if [ -e "$BATS_TEST_TMPDIR/leftovers.before" ]; then
+		left=$(bench_leftovers | comm -13 "$BATS_TEST_TMPDIR/leftovers.before" -)
+		[ -z "$left" ] || { fail "left behind (directories, mounts): $left"; rc=1; }
+	fi
 	assert_host_level_unchanged || rc=1
 	return "$rc"
 }

@@ -180,9 +180,13 @@ assert rt["options"]["BinaryName"] == sys.argv[1], rt
 print("handler ok")' "$RUNC_DEBUG_WRAPPER" <<<"$dump"
 	assert_success
 	assert_output --partial "handler ok"
-	if grep -i 'level=error.*config' "$DAEMON_DIR/containerd.log"; then
-		fail "containerd logged an error about its configuration (above)"
-	fi
+	# No error in containerd's log but the CRI plugin's about CNI: this
+	# private conf_dir holds no network config (the tests use the host's
+	# network), and containerd reports that as an error at every start.
+	local errors
+	errors=$(grep -i 'level=error' "$DAEMON_DIR/containerd.log" |
+		grep -vF 'msg="failed to load cni during init, please check CRI plugin status before setting up network for pods"' || true)
+	[ -z "$errors" ] || fail "containerd logged errors: $errors"
 	run python3 -c '
 import sys, yaml
 docs = {}
@@ -396,23 +400,59 @@ start_pid_owner() {
 	[ "$(host_level)" = "$HOST_LEVEL_BEFORE" ]
 }
 
+# run_check [at_level N] ARGS...: `run memfd-noexec check ARGS` (at level N
+# in a child PID namespace when asked) with a /run and /tmp of its own (a
+# private tmpfs each, in a mount namespace of its own), so that what it
+# leaves there is its own: after it come the lines "check pid=P" (its PID,
+# which names its container memfd-noexec-check-P) and "left: PATH" for
+# each file it left in /run or /tmp.  Other checks on the machine make and
+# remove their own directories and cgroups meanwhile.
+run_check() {
+	local -a wrap=(unshare --mount --propagation private --)
+	if [ "$1" = at_level ]; then
+		wrap=(at_level --proc "$2")
+		shift 2
+	fi
+	run "${wrap[@]}" sh -c '
+		mount -n -t tmpfs -o mode=0755 check-run /run &&
+			mount -n -t tmpfs -o mode=1777 check-tmp /tmp || exit 125
+		"$@" &
+		pid=$!
+		wait "$pid"
+		rc=$?
+		echo "check pid=$pid"
+		find /run /tmp -mindepth 1 -maxdepth 1 -printf "left: %p\n"
+		exit "$rc"' sh "$MEMFD_NOEXEC" check "$@"
+}
+
+# refute_check_left: the check that run_check ran left no file, and no
+# cgroup named after it.
+refute_check_left() {
+	local pid
+	refute_line --regexp '^left: '
+	pid=$(sed -n 's/^check pid=\([0-9]*\)$/\1/p' <<<"$output")
+	[ -n "$pid" ] || { fail "run_check printed no PID: $output"; return; }
+	[ -z "$(cgroups_named "memfd-noexec-check-$pid")" ] ||
+		fail "cgroups of the check left: $(cgroups_named "memfd-noexec-check-$pid")"
+}
+
 @test "memfd-noexec check: a missing runtime, a bare name and a level already at 2" {
-	run "$MEMFD_NOEXEC" check --runtime /nonexistent/runc
+	run_check --runtime /nonexistent/runc
 	assert_failure 2
 	assert_output --partial "Failed to find the runtime '/nonexistent/runc': No such file or directory"
-	run "$MEMFD_NOEXEC" check --runtime runc
+	refute_check_left
+	run_check --runtime runc
 	assert_failure 2
 	assert_output --partial "is a name, not a path"
-	run "$MEMFD_NOEXEC" check
+	refute_check_left
+	run_check
 	assert_failure 2
-	run at_level --proc 2 "$MEMFD_NOEXEC" check --runtime "$RUNC"
+	refute_check_left
+	run_check at_level 2 --runtime "$RUNC"
 	assert_failure 1
 	assert_output --partial 'verdict: cannot-tell'
 	assert_output --partial 'vm.memfd_noexec is already 2 in this PID namespace'
-	# Nothing of the checks is left.
-	run sh -c 'ls -d /run/memfd-noexec-check.* /tmp/memfd-noexec-check.* 2>/dev/null'
-	[ -z "$output" ]
-	[ -z "$(find /sys/fs/cgroup -maxdepth 3 -name 'memfd-noexec-check-*')" ]
+	refute_check_left
 }
 
 # ---- the loader ------------------------------------------------------------------
@@ -445,5 +485,10 @@ start_pid_owner() {
 	remove_all_containers
 	daemon_stop containerd
 	remove_parent_cgroups "$CTR_NS"
-	assert_nothing_left containerd "$CTR_NS"
+	# Its private paths were used, in place of /var/lib/containerd,
+	# /run/containerd, /opt/containerd and /etc/cni/net.d.
+	assert_nothing_left containerd "$CTR_NS" \
+		"$DAEMON_DIR/root/io.containerd.metadata.v1.bolt" \
+		"$DAEMON_DIR/state/io.containerd.runtime.v2.task" "$DAEMON_DIR/opt/bin" \
+		"$DAEMON_DIR/cni/net.d"
 }

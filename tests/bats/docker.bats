@@ -211,5 +211,10 @@ docker_probe() {
 	remove_all_containers
 	daemon_stop dockerd
 	remove_parent_cgroups "$CG_PARENT"
-	assert_nothing_left dockerd "$CG_PARENT"
+	# Its private paths were used, in place of /var/lib/docker,
+	# /run/docker, /etc/docker/key.json and containerd's.
+	assert_nothing_left dockerd "$CG_PARENT" "$DAEMON_DIR/data/volumes" \
+		"$DAEMON_DIR/exec/runtime-runc" "$DAEMON_DIR/key.json" \
+		"$DAEMON_DIR/containerd-root/io.containerd.metadata.v1.bolt" \
+		"$DAEMON_DIR/containerd-state/io.containerd.runtime.v2.task"
 }

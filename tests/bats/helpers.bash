@@ -191,6 +191,46 @@ assert_memfd_level() {
 	done
 }
 
+# cgroup_search_roots: where the cgroups of this process's containers go,
+# one directory a line: the root of each hierarchy this process is in (an
+# absolute cgroupsPath, a cgroup parent such as /<namespace>), its own
+# cgroup there (runc's default without cgroupsPath, a relative parent) and,
+# on cgroup v2, that cgroup's parent (runc's v2 default).  Never another
+# session's cgroup: others' leftovers may carry the same names, since PIDs
+# are reused.
+cgroup_search_roots() {
+	local ctrl path mnt parent
+	while IFS=: read -r _ ctrl path; do
+		# The hierarchy's mount point: cgroup2, or the cgroup mount
+		# whose super options name the (first) controller.
+		mnt=$(awk -v c="${ctrl%%,*}" '{
+			for (i = 7; $i != "-"; i++) ;
+			if (c == "" && $(i + 1) == "cgroup2") { print $5; exit }
+			if (c != "" && $(i + 1) == "cgroup") {
+				n = split($(i + 3), o, ",")
+				for (j = 1; j <= n; j++) if (o[j] == c) { print $5; exit }
+			}
+		}' /proc/self/mountinfo)
+		[ -n "$mnt" ] || continue
+		echo "$mnt"
+		echo "$mnt${path%/}"
+		parent=$(dirname "$path")
+		[ -n "$ctrl" ] || echo "$mnt${parent%/}"
+	done </proc/self/cgroup | LC_ALL=C sort -u
+}
+
+# cgroups_named NAME: the cgroup directories called NAME (a name that only
+# the calling test uses) in the places of cgroup_search_roots, as a child
+# or a grandchild.  Others create and remove cgroups meanwhile: a
+# directory that vanishes during the walk is no error, and nothing but
+# NAME is looked at.
+cgroups_named() {
+	local root
+	cgroup_search_roots | while read -r root; do
+		find "$root" -mindepth 1 -maxdepth 2 -type d -name "$1" -print 2>/dev/null || :
+	done | LC_ALL=C sort -u
+}
+
 # ---- runc (tests/bats/runc.bats) -------------------------------------------
 # The patched runc that contrib/runc/build.sh builds; RUNC=path overrides.
 RUNC="${RUNC:-$REPO_ROOT/build/runc}"

@@ -94,6 +94,11 @@ ns_level() {
 	nsenter --target "$1" --pid -- cat /proc/sys/vm/memfd_noexec
 }
 
+# proc_on_proc: the proc mounts on /proc in this mount namespace.
+proc_on_proc() {
+	awk '$5 == "/proc" && / - proc /' /proc/self/mountinfo
+}
+
 # make_bundle JSON: writes $TEST_TMP/bundle/config.json.
 make_bundle() {
 	mkdir -p "$TEST_TMP/bundle"
@@ -198,8 +203,10 @@ state() {
 
 @test "run --proc: a /proc of the new PID namespace, in a mount namespace of its own" {
 	requires root memfd_noexec
+	# What --proc could leak out here: a proc mounted on /proc in this
+	# mount namespace (others mount proc elsewhere meanwhile).
 	local mounts_before
-	mounts_before=$(grep -c ' - proc ' /proc/self/mountinfo)
+	mounts_before=$(proc_on_proc)
 	# Inside, /proc shows the new namespace: the shell is PID 1 there.
 	run "$MEMFD_NOEXEC" run --level 2 --proc -- sh -c \
 		'echo "self=$(readlink /proc/self) level=$(cat /proc/sys/vm/memfd_noexec)"; ls /proc | grep -c "^[0-9]"'
@@ -211,7 +218,8 @@ state() {
 	assert_success
 	[ "$output" -gt 3 ]
 	# Nothing was mounted out here.
-	[ "$(grep -c ' - proc ' /proc/self/mountinfo)" = "$mounts_before" ]
+	[ "$(proc_on_proc)" = "$mounts_before" ] ||
+		fail "a proc was mounted on /proc outside memfd-noexec run --proc: $(proc_on_proc)"
 }
 
 @test "run --level 1: plain memfd is 0666 and exec-sealed, MFD_EXEC works" {

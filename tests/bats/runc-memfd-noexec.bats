@@ -159,14 +159,16 @@ assert_message() {
 		fail
 }
 
-# assert_nothing_left: no container, state directory or cgroup of $ID.
+# assert_nothing_left: no container in this test's runc state, no state
+# directory and no cgroup of $ID (a name that only this test uses: the
+# cgroups that others make and remove meanwhile are never looked at).
 assert_nothing_left() {
 	local left
-	left=$(plain_runc list -q 2>&1)
-	[ -z "$left" ] || { echo "runc list still shows: $left" >&2; return 1; }
-	[ ! -e "$STATE/$ID" ] || { echo "state left: $STATE/$ID" >&2; return 1; }
-	left=$(find /sys/fs/cgroup -maxdepth 3 -name "*$ID*" 2>/dev/null)
-	[ -z "$left" ] || { echo "cgroups left: $left" >&2; return 1; }
+	left=$(plain_runc list -q 2>&1) || { fail "runc list failed: $left"; return; }
+	[ -z "$left" ] || { fail "runc list still shows: $left"; return; }
+	[ ! -e "$STATE/$ID" ] || { fail "state left in $STATE/$ID: $(ls -A "$STATE/$ID")"; return; }
+	left=$(cgroups_named "$ID")
+	[ -z "$left" ] || fail "cgroups of container $ID left: $left"
 }
 
 # ---- the patched runc ------------------------------------------------------

@@ -437,11 +437,25 @@ check_exec() {
 
 # Named leftovers the tmpfile methods could leave (mkostemp names its file
 # .cloned_binary-XXXXXX before unlinking it; O_TMPFILE never has a name).
+# Every loader on the machine names its copies so, and other tests make and
+# remove them meanwhile: a file counts only if it is a copy of this test's
+# runc, whole or begun (its bytes are a prefix of $RUNC).
 leftovers() {
-	local d
+	local d f
 	for d in "$T/xdg" /run /tmp /var/tmp /dev/shm; do
-		find "$d" -maxdepth 1 -name '.cloned_binary-*' 2>/dev/null
+		for f in "$d"/.cloned_binary-*; do
+			[ -f "$f" ] && cmp -s -n "$(stat -c %s "$f")" "$f" "$RUNC" && echo "$f"
+		done
 	done | sort
+}
+
+# own_mounts MOUNTINFO: the lines of a mountinfo file that name this test's
+# directories (its $T, the staged runc's directory with the bundle, which
+# is also the loader overlay's lower layer) as mount point, source or
+# option: what runc or its loader could leave attached.  In the host's
+# mount namespace others mount and unmount meanwhile, and only these count.
+own_mounts() {
+	grep -F -e "$T" -e "$(dirname "$RUNC")" -e "$BUNDLE_DIR" "$1" || :
 }
 
 # check_lifecycle MODE LEVEL [KERNEL]
@@ -473,10 +487,21 @@ check_lifecycle() {
 	if grep -v -x -e exec.fifo -e state.json "$T/statedir"; then
 		fail "unexpected files in the state directory (above); it held: $(cat "$T/statedir")"
 	fi
-	# No state, no mounts, no named temporary files are left.
-	[ -z "$(ls -A "$STATE")" ] || { ls -la "$STATE" >&2; return 1; }
-	diff -u "$T/mounts.before" "$T/mounts.after"
-	leftovers | diff -u "$T/leftovers.before" -
+	# No state, no mounts, no named temporary files are left.  At a level,
+	# the test had a mount namespace of its own (at_level --proc, private
+	# propagation): every mount in it is the test's.  In the host's, only
+	# the mounts that name the test's directories are.
+	[ -z "$(ls -A "$STATE")" ] || { fail "state left in $STATE: $(ls -la "$STATE")"; return; }
+	local left
+	if [ "$2" = host ]; then
+		left=$(diff -u <(own_mounts "$T/mounts.before") <(own_mounts "$T/mounts.after")) ||
+			{ fail "mounts of this test's directories left in the host's mount namespace: $left"; return; }
+	else
+		left=$(diff -u "$T/mounts.before" "$T/mounts.after") ||
+			{ fail "mounts left in the test's mount namespace: $left"; return; }
+	fi
+	left=$(leftovers | diff -u "$T/leftovers.before" -) ||
+		fail "named copies of runc left behind: $left"
 }
 
 @test "create/start/delete rootful in the initial namespaces leaves nothing" {
@@ -588,8 +613,11 @@ check_cve() {
 	refute_line --regexp -- '-write=ok|fd-leak=|WRITABLE' # no write, no fd of the binary
 	if [ "$method" = overlay ]; then
 		assert_output --partial "ovl-attack: defeated"
-		# Attached nowhere: no new mount on the host or in the container.
-		diff -u "$T/mounts.before" "$T/mounts.after"
+		# Attached nowhere: no new mount in the test's own mount namespace
+		# (at_level --proc), nor in the container.
+		local left
+		left=$(diff -u "$T/mounts.before" "$T/mounts.after") ||
+			fail "mounts left in the test's mount namespace: $left"
 		if grep ' - overlay ' "$T/container-mounts"; then
 			fail "an overlay mount (above) shows in the container"
 		fi

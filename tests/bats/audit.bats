@@ -91,7 +91,7 @@ teardown() {
 		find "$top" -depth -type d -print0 | xargs -0 -r rmdir 2>/dev/null || true
 	done
 	# The host's value must never change.
-	assert_host_level_unchanged
+	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}"
 }
 
 # ---- the helpers -------------------------------------------------------------

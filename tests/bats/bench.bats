@@ -31,7 +31,7 @@ teardown() {
 		left=$(bench_leftovers | comm -13 "$BATS_TEST_TMPDIR/leftovers.before" -)
 		[ -z "$left" ] || { fail "left behind (directories, mounts): $left"; rc=1; }
 	fi
-	assert_host_level_unchanged || rc=1
+	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}" || rc=1
 	return "$rc"
 }
 
@@ -76,8 +76,8 @@ teardown() {
 	[ -x "$BUILD_DIR/tests/bench/clone_bench" ] ||
 		missing "clone_bench in $BUILD_DIR (cmake --build)" || return 1
 	[ -f "$BUILD_DIR/runc" ] || missing "runc at $BUILD_DIR/runc (contrib/runc/build.sh)" || return 1
-	BUILD_DIR="$BUILD_DIR" BINARY="$BUILD_DIR/runc" \
-		run "$REPO_ROOT/tests/bench/copy-time.sh" 2
+	local binary="$BUILD_DIR/runc"
+	BUILD_DIR="$BUILD_DIR" BINARY="$binary" run "$REPO_ROOT/tests/bench/copy-time.sh" 2
 	echo "$output"
 	assert_success
 	assert_output --partial "== ext4"

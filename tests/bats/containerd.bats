@@ -92,7 +92,7 @@ teardown() {
 			rc=1
 		fi
 	fi
-	assert_host_level_unchanged || rc=1
+	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}" || rc=1
 	return "$rc"
 }
 
@@ -105,7 +105,7 @@ ctr_() {
 # run_ctr RUNC [ctr run options] ID [CMD...]: ctr run --rm of $IMAGE with
 # RUNC as the runc binary (the image goes before the ID).
 ctr_run() {
-	local runc="$1" a
+	local runc="$1"
 	shift
 	local -a opts=()
 	while [ $# -gt 0 ] && [ "${1#-}" != "$1" ]; do
@@ -135,8 +135,7 @@ task_pid() {
 
 # wait_running ID
 wait_running() {
-	local i
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		[ "$(ctr_ tasks ls | awk -v id="$1" '$1 == id { print $3 }')" = RUNNING ] && return 0
 		sleep 0.05
 	done

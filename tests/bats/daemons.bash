@@ -17,12 +17,15 @@
 # namespace to empty.  Never use the daemon's --pidfile from the host: it
 # holds the PID inside the namespace, which is 1.
 
-MEMFD_NOEXEC="$BUILD_DIR/memfd-noexec/memfd-noexec"
-STOCK_RUNC=/usr/sbin/runc
-RUNC_DEBUG_WRAPPER="$REPO_ROOT/contrib/containerd/runc-debug"
-# Which method the loader must report: the overlay, at every level.
-LOADER_METHODS=overlay
-LOADER_METHODS_AT_2=overlay
+# shellcheck disable=SC2034 # used by the suites that load this file
+{
+	MEMFD_NOEXEC="$BUILD_DIR/memfd-noexec/memfd-noexec"
+	STOCK_RUNC=/usr/sbin/runc
+	RUNC_DEBUG_WRAPPER="$REPO_ROOT/contrib/containerd/runc-debug"
+	# Which method the loader must report: the overlay, at every level.
+	LOADER_METHODS=overlay
+	LOADER_METHODS_AT_2=overlay
+}
 
 # requires_daemon containerd|docker: the packages (installed if missing)
 # and the patched runc; a missing piece skips, or fails under CI=true.
@@ -137,6 +140,7 @@ daemon_set_level() {
 		return 1
 	fi
 	# For teardown: this test moved the daemon's level.
+	# shellcheck disable=SC2034 # the suites' teardown reads it
 	DAEMON_LEVEL_MOVED=1
 	nsenter --target "$hpid" --pid -- sh -c \
 		'[ "$(readlink /proc/self/ns/pid)" = "$0" ] || exit 125
@@ -252,6 +256,7 @@ remove_cgroups() {
 # ---- inside the container --------------------------------------------------
 
 # What the containers run: the level, then the three memfd probes.
+# shellcheck disable=SC2034 # the suites run it
 PROBE='memfdprobe level; memfdprobe none; memfdprobe exec; memfdprobe exec-run'
 
 # ---- images ----------------------------------------------------------------

@@ -98,7 +98,7 @@ teardown() {
 			rc=1
 		fi
 	fi
-	assert_host_level_unchanged || rc=1
+	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}" || rc=1
 	return "$rc"
 }
 

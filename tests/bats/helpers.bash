@@ -129,16 +129,16 @@ host_level() {
 	cat /proc/sys/vm/memfd_noexec 2>/dev/null || echo absent
 }
 
-# assert_host_level_unchanged: for teardown; the initial namespace's
-# vm.memfd_noexec still reads HOST_LEVEL_BEFORE, what setup saw (nothing to
-# compare when setup did not get that far).  Teardown runs with errexit
-# off, so a teardown must return this status (or fold it into its own).
+# assert_host_level_unchanged BEFORE: for teardown; the initial
+# namespace's vm.memfd_noexec still reads BEFORE, what setup saw (empty:
+# setup did not get that far, nothing to compare).  Teardown runs with
+# errexit off, so a teardown must return this status (or fold it into its
+# own).
 assert_host_level_unchanged() {
 	local now
-	[ -n "${HOST_LEVEL_BEFORE:-}" ] || return 0
+	[ -n "$1" ] || return 0
 	now=$(host_level)
-	[ "$now" = "$HOST_LEVEL_BEFORE" ] ||
-		fail "the host's vm.memfd_noexec changed during the test: $HOST_LEVEL_BEFORE -> $now"
+	[ "$now" = "$1" ] || fail "the host's vm.memfd_noexec changed during the test: $1 -> $now"
 }
 
 # with_output TEXT ASSERTION [ARGS...]: bats-assert's ASSERTION
@@ -150,6 +150,7 @@ with_output() {
 	local -a lines=()
 	shift
 	# As bats' run splits $output (empty lines dropped).
+	# shellcheck disable=SC2034 # bats-assert's assert_line/refute_line read it
 	IFS=$'\n' read -d '' -r -a lines <<<"$output" || true
 	"$@"
 }
@@ -293,8 +294,7 @@ start_default_service() {
 	no_default_service || return 1
 	"$BUILD_DIR/memfd-noexec/memfd-noexec" serve 2>"$1" 3>&- &
 	DEFAULT_SERVE_PID=$!
-	local i
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		[ -S "$SERVICE_SOCKET" ] && grep -q "listening on" "$1" && return 0
 		kill -0 "$DEFAULT_SERVE_PID" 2>/dev/null || break
 		sleep 0.05

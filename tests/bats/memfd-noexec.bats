@@ -50,7 +50,7 @@ teardown() {
 		wait "$p" 2>/dev/null || true
 	done
 	[ -n "${TEST_TMP:-}" ] && rm -rf "$TEST_TMP"
-	assert_host_level_unchanged
+	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}"
 }
 
 # start_sleeper [LEVEL]: starts `sleep` as PID 1 of a new PID namespace

@@ -24,7 +24,7 @@ teardown() {
 		[ ! -x "$T/runc" ] || "$T/runc" --root "$T/state" delete -f pkg >/dev/null 2>&1 || true
 		rm -rf "$T"
 	fi
-	assert_host_level_unchanged
+	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}"
 }
 
 # The recipe: the sh block between the markers, nothing added.

@@ -54,6 +54,7 @@ podman_requires() {
 				return 1
 			}
 			# For teardown: clean up the rootless roots too.
+			# shellcheck disable=SC2034 # podman.bats' teardown reads it
 			PODMAN_ROOTLESS_USED=1 ;;
 		hook)
 			[ -x "$BUILD_DIR/memfd-noexec/memfd-noexec" ] ||
@@ -357,7 +358,7 @@ podman_ns_stop() {
 	[ -n "${PODMAN_NS_PID:-}" ] || return 0
 	kill -KILL "$PODMAN_NS_PID" 2>/dev/null
 	wait "$PODMAN_NS_UNSHARE" 2>/dev/null
-	PODMAN_NS_PID= PODMAN_NS_UNSHARE=
+	PODMAN_NS_PID='' PODMAN_NS_UNSHARE=''
 }
 
 # in_podman_ns CMD...: CMD in the holder's PID and mount namespaces.
@@ -451,6 +452,7 @@ annotation() {
 }
 
 # What the containers run: the level, then what memfd_create() gives.
+# shellcheck disable=SC2034 # podman.bats runs it
 PROBES='for m in level none exec exec-run; do memfdprobe $m; done'
 
 # assert_no_mounts: no mount from this file's podman roots, here or in the

@@ -45,7 +45,7 @@ teardown() {
 		rpodman inherit rm -a -f -t 0 >/dev/null 2>&1 || true
 	fi
 	# The host's value must never change.
-	assert_host_level_unchanged || rc=1
+	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}" || rc=1
 	return "$rc"
 }
 
@@ -232,7 +232,7 @@ assert_joined_refusal() {
 @test "rootless podman, patched runc: levels 0, 1 and 2, runc init runs from a sealed clone" {
 	podman_requires podman-rootless patched-runc || return 1
 	rootless_run_opts patched
-	local level method log="$PODMAN_T/rootless/runc-debug.log"
+	local level log="$PODMAN_T/rootless/runc-debug.log"
 	for level in 0 1 2; do
 		echo "level: $level" >&2 # shown if this row fails
 		: >"$log"

@@ -96,7 +96,7 @@ teardown() {
 		rm -rf "$T"
 	fi
 	# The host's value must never change.
-	assert_host_level_unchanged || rc=1
+	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}" || rc=1
 	return "$rc"
 }
 

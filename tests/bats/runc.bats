@@ -83,7 +83,7 @@ teardown() {
 		rm -rf "$T"
 	fi
 	# The host's value must never change, nor the runc binary.
-	assert_host_level_unchanged || rc=1
+	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}" || rc=1
 	if [ -n "${RUNC_SUM_BEFORE:-}" ] && [ "$(sha256sum <"$RUNC")" != "$RUNC_SUM_BEFORE" ]; then
 		fail "the runc binary $RUNC changed during the test"
 		rc=1

@@ -28,7 +28,7 @@ user_tmpdir() {
 teardown() {
 	[ -z "${UTMP:-}" ] || rm -rf "$UTMP"
 	# The host's value must never change, whatever a test did.
-	assert_host_level_unchanged
+	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}"
 }
 
 # run_sealed [as_user] [at_level N] [fakekernel ARGS --] -- SELFCHECK ARGS

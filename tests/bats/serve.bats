@@ -65,7 +65,7 @@ teardown() {
 		wait "$p" 2>/dev/null || true
 	done
 	[ -n "${T:-}" ] && rm -rf "$T"
-	assert_host_level_unchanged
+	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}"
 }
 
 # ---- helpers -----------------------------------------------------------------
@@ -648,8 +648,9 @@ still_serving() {
 	run --separate-stderr client_as "$TEST_USER" -m garbage "$SOCK"
 	assert_line --regexp '^error 22 '
 	local pid
+	# shellcheck disable=SC2154 # bats' run --separate-stderr sets $stderr
 	pid="$(sed -n 's/^client pid //p' <<<"$stderr")"
-	[ -n "$pid" ]
+	[ -n "$pid" ] || fail "serve-client printed no 'client pid' line: $stderr"
 	with_output "$(cat "$T/log")" \
 		assert_line "memfd-noexec serve: uid $(id -u "$TEST_USER") pid $pid: raise ? pid:[?]: refused: the request \"garbage\" is not exactly \"raise 0\", \"raise 1\" or \"raise 2\""
 	# From a child PID namespace: the PID as the service sees it.

@@ -50,7 +50,7 @@ teardown() {
 		esac
 	done <"$TEST_DIRS"
 	# The host's value must never change, whatever a test did.
-	assert_host_level_unchanged
+	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}"
 }
 
 requires_evilfs() {
@@ -74,13 +74,13 @@ new_dir() {
 # start_evilfs MNT [--claim-root] [--direct-io]: mounts evilfs on MNT
 # (root, allow_other) and waits until the mount is there.
 start_evilfs() {
-	local mnt="$1" i
+	local mnt="$1"
 	shift
 	"$EVILFS" -f -o allow_other --payload="$PAYLOAD" "$@" "$mnt" \
 		>"$BATS_TEST_TMPDIR/evilfs.log" 2>&1 3>&- &
 	EVILFS_PID=$!
 	EVILFS_MNT="$mnt"
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		# 0x65735546: FUSE_SUPER_MAGIC
 		[ "$(stat -f -c %t "$mnt")" = 65735546 ] && return 0
 		kill -0 "$EVILFS_PID" 2>/dev/null || break

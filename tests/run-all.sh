@@ -10,7 +10,7 @@
 set -uo pipefail
 
 REPO="$(cd "$(dirname "$0")/.." && pwd)"
-cd "$REPO"
+cd "$REPO" || exit 1
 LOGDIR="$REPO/build/test-logs"
 passed=0 failed=0 skipped=0
 
@@ -74,6 +74,8 @@ one_check clang-format clang-format --dry-run -Werror "${csrc[@]}"
 one_check one-line-strings python3 tests/one-line-strings.py "${csrc[@]}"
 # The Go files build.sh copies into runc (gofmt prints the unformatted).
 one_check gofmt sh -c 'test -z "$(gofmt -l contrib/runc/go)"'
+# Every tracked shell file (bats and .bash as bash): no error, no warning.
+one_check shellcheck tests/shellcheck.sh
 
 note "build"
 one_check build sh -c "cmake -S . -B build >/dev/null && cmake --build build -j2"

@@ -41,7 +41,7 @@ OUT=${OUT:-$TOP/build/runc}
 LOADER_REQUEST=${LOADER_REQUEST:-auto}
 # The shim's -D define for LOADER_REQUEST, and what --version says of it.
 case "$LOADER_REQUEST" in
-auto) loader_def= loader_name="sealed W^X" ;;
+auto) loader_def='' loader_name="sealed W^X" ;;
 overlay | memfd | tmpfile)
 	loader_def="-DRUNC_LOADER_REQUEST=CLONED_BINARY_REQUEST_${LOADER_REQUEST^^}"
 	loader_name="sealed W^X, forced $LOADER_REQUEST"
@@ -127,9 +127,10 @@ for p in "$HERE"/patches/*.patch; do
 		die "$(basename "$p") does not apply to $RUNC_SRC"
 done
 # patch(1) leaves .rej/.orig files behind on partial failure; never build one.
-if find "$DEST" -name '*.rej' -o -name '*.orig' | grep -q .; then
-	die "leftover .rej/.orig files in $DEST"
-fi
+# (Not find | grep -q: under pipefail, find's SIGPIPE after grep's first
+# match would make the test false.)
+left=$(find "$DEST" \( -name '*.rej' -o -name '*.orig' \) -print)
+[ -z "$left" ] || die "leftover .rej/.orig files in $DEST: $left"
 
 mkdir -p "$(dirname "$OUT")"
 cd "$DEST"
@@ -150,6 +151,7 @@ GO111MODULE=off GOPATH="$GOPRIV:/usr/share/gocode" GOFLAGS='' \
 	-ldflags "$strip -X main.version=$RUNC_VERSION -X 'main.gitCommit=$RUNC_COMMIT${RUNC_COMMIT:+, }loader: $loader_name (memfd-toolkit $LOADER_VERSION)'" \
 	-o "$OUT.tmp" .
 mv -f "$OUT.tmp" "$OUT"
-"$OUT" --version | grep -qF "loader: $loader_name (memfd-toolkit " ||
-	die "$OUT --version does not name the loader ($loader_name)"
+version=$("$OUT" --version)
+grep -qF "loader: $loader_name (memfd-toolkit " <<<"$version" ||
+	die "$OUT --version does not name the loader ($loader_name): $version"
 echo "build.sh: built $OUT"

@@ -91,7 +91,7 @@ teardown() {
 		find "$top" -depth -type d -print0 | xargs -0 -r rmdir 2>/dev/null || true
 	done
 	# The host's value must never change.
-	[ "$(host_level)" = "${HOST_LEVEL_BEFORE:-$(host_level)}" ]
+	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}"
 }
 
 # ---- the helpers -------------------------------------------------------------
@@ -133,8 +133,7 @@ outcome() {
 	0:*": ok") echo ok ;;
 	[34]:*=EACCES) echo fails ;;
 	*)
-		echo "unexpected result at level $level (exit $rc): $out" >&2
-		return 1
+		fail "unexpected result at level $level (exit $rc): $out"
 		;;
 	esac
 }
@@ -145,18 +144,14 @@ assert_audit() {
 	local got
 	got="$(field verdict) / $(field basis)"
 	if [ "$got" != "$1 / $2" ]; then
-		echo "expected verdict '$1 / $2', got '$got':" >&2
-		cat "$T/audit.txt" >&2
-		return 1
+		fail "expected the verdict '$1 / $2', got '$got'; the audit said: $(cat "$T/audit.txt")"
+		return
 	fi
 	local suffix="" text
 	case "$2" in "worst case" | unreadable) suffix=" (worst case)" ;; esac
 	text=$(sed -nE 's/^  [0-9]+ .*: ((fine|breaks) at .*)$/\1/p' "$T/audit.txt" | head -1)
-	[ "$text" = "$1$suffix" ] || {
-		cat "$T/audit.txt" >&2
-		echo "the text output says '$text', not '$1$suffix'" >&2
-		return 1
-	}
+	[ "$text" = "$1$suffix" ] ||
+		fail "the text output says '$text', not '$1$suffix': $(cat "$T/audit.txt")"
 }
 
 # assert_real VERDICT BASIS AT1 AT2: what really happened at levels 1 and
@@ -168,7 +163,7 @@ assert_real() {
 	"fine at 2") want1=ok want2=ok ;;
 	"breaks at 2 only") want1=ok want2=fails ;;
 	"breaks at 1 and 2") want1=fails want2=fails ;;
-	*) echo "unknown verdict '$1'" >&2; return 1 ;;
+	*) fail "assert_real: unknown verdict '$1'"; return ;;
 	esac
 	if [ "$2" = "worst case" ] || [ "$2" = unreadable ]; then
 		{ [ "$want1" = fails ] || [ "$3" = ok ]; } &&
@@ -176,9 +171,7 @@ assert_real() {
 	else
 		[ "$3" = "$want1" ] && [ "$4" = "$want2" ] && return 0
 	fi
-	echo "verdict '$1' ($2) says level 1: $want1, level 2: $want2;" \
-		"really level 1: $3, level 2: $4" >&2
-	return 1
+	fail "verdict '$1' ($2) says level 1: $want1, level 2: $want2; really level 1: $3, level 2: $4"
 }
 
 # check_helper START VERDICT BASIS REAL1 REAL2 CMD...: the audit of CMD
@@ -188,15 +181,12 @@ check_helper() {
 	local start="$1" verdict="$2" basis="$3" real1="$4" real2="$5" at1 at2
 	shift 5
 	run audit_held "$start" "$@"
-	assert_status 0
+	assert_success
 	assert_audit "$verdict" "$basis"
 	at1=$(outcome 1 "$@")
 	at2=$(outcome 2 "$@")
-	[ "$at1 $at2" = "$real1 $real2" ] || {
-		echo "expected level 1: $real1, level 2: $real2;" \
-			"got $at1, $at2" >&2
-		return 1
-	}
+	[ "$at1 $at2" = "$real1 $real2" ] ||
+		fail "expected level 1: $real1, level 2: $real2; got $at1, $at2"
 	assert_real "$verdict" "$basis" "$at1" "$at2"
 }
 
@@ -295,7 +285,7 @@ audit_container() {
 	runc_as rootless "$STOCK_RUNC"
 	bundle .
 	run audit_container 0
-	assert_status 0
+	assert_success
 	field exe.path | grep -qE '^/memfd:runc_cloned:/proc/self/exe \(deleted\)$'
 	[ "$(field comm)" = "runc:[2:INIT]" ]
 	[ "$(field ns_pid)" = 1 ]
@@ -304,8 +294,8 @@ audit_container() {
 	local level
 	for level in 1 2; do
 		run at_level --proc "$level" "$T/runc" create -b "$T/b" "$ID-$level" </dev/null
-		[ "$status" -ne 0 ] || { echo "created at level $level" >&2; return 1; }
-		assert_output_contains 'could not ensure we are a cloned binary: Permission denied'
+		assert_failure # not created at this level
+		assert_output --partial 'could not ensure we are a cloned binary: Permission denied'
 	done
 }
 
@@ -314,12 +304,12 @@ audit_container() {
 	runc_as rootful "$STOCK_RUNC"
 	bundle .
 	run audit_container 0
-	assert_status 0
+	assert_success
 	[ "$(field exe.memfd)" = false ]
 	assert_audit "fine at 2" "no executable memfd"
 	[ "$(jq -r '.namespaces[0].container.id' "$T/audit.json")" = "$ID" ]
 	run at_level --proc 2 sh -ec '"$T/runc" create -b "$T/b" "$ID" </dev/null; "$T/runc" delete -f "$ID"'
-	assert_status 0
+	assert_success
 }
 
 # The lead's overlay method (runc init from a detached read-only overlayfs,
@@ -333,12 +323,12 @@ audit_container() {
 		runc_as "$mode" "$RUNC"
 		bundle .
 		run audit_container 0
-		assert_status 0
+		assert_success
 		echo "$mode: runc init runs from $(field exe.path)" >&2
 		assert_audit "fine at 2" "no executable memfd"
 		# Reality: it starts at level 2.
 		run at_level --proc 2 sh -ec '"$T/runc" create -b "$T/b" "$ID" </dev/null; "$T/runc" delete -f "$ID"'
-		assert_status 0
+		assert_success
 	done
 }
 
@@ -357,10 +347,15 @@ audit_container() {
 		readlink "/proc/$pid/ns/pid" >"$T/ns"
 		until [ -e "$T/host-done" ]; do sleep 0.05; done
 		"$T/runc" delete -f "$ID"' 3>&- &
-	local i=0 ino hostpid="" p
+	local inner=$! i=0 ino hostpid="" p host_rc=0 inner_rc=0
 	until [ -s "$T/ns" ]; do
 		i=$((i + 1))
-		[ $i -lt 200 ] || { touch "$T/host-done"; wait; return 1; }
+		if [ $i -ge 200 ] || ! kill -0 "$inner" 2>/dev/null; then
+			touch "$T/host-done"
+			wait "$inner" || inner_rc=$?
+			fail "the container's side stopped before its audits (exit status $inner_rc); runc create said: $(cat "$T/create.log" 2>/dev/null)"
+			return
+		fi
 		sleep 0.05
 	done
 	ino=$(sed 's/^pid:\[\([0-9]*\)\]$/\1/' "$T/ns")
@@ -369,9 +364,13 @@ audit_container() {
 		[ "$(readlink "$p/ns/pid" 2>/dev/null)" = "pid:[$ino]" ] &&
 			hostpid=${p#/proc/} && break
 	done
-	"$MN" audit --json --container-pid "$hostpid" >"$T/host.json" || true
+	# Let the container go whatever happens, then judge.
+	"$MN" audit --json --container-pid "$hostpid" >"$T/host.json" || host_rc=$?
 	touch "$T/host-done"
-	wait
+	wait "$inner" || inner_rc=$?
+	[ "$inner_rc" -eq 0 ] || fail "the container's side (audits, runc delete) failed with exit status $inner_rc"
+	[ "$host_rc" -eq 0 ] ||
+		fail "memfd-noexec audit --container-pid '$hostpid' (the host's view) failed with exit status $host_rc"
 	[ "$(jq -r '.namespaces[0].level' "$T/audit.json")" = 2 ]
 	[ "$(jq -r '.namespaces[0].container.id' "$T/audit.json")" = "$ID" ]
 	grep -qE "^PID namespace $ino, container $ID \\(runc \\(cgroupfs\\), cgroup /$ID\\): vm\\.memfd_noexec=2$" "$T/audit.txt"
@@ -422,10 +421,8 @@ audit_container() {
 		got=$(jq -r --argjson pid "$(cat "$T/pid$i")" '.namespaces[] |
 			select(any(.processes[]; .pid == $pid)) |
 			.container | "\(.runtime) \(.id)"' "$T/audit.json")
-		[ "$got" = "${rows[i]#*|}" ] || {
-			echo "cgroup ${rows[i]%%|*}: expected '${rows[i]#*|}', got '$got'" >&2
-			return 1
-		}
+		[ "$got" = "${rows[i]#*|}" ] ||
+			fail "cgroup ${rows[i]%%|*}: expected '${rows[i]#*|}', got '$got'"
 	done
 }
 
@@ -470,15 +467,13 @@ audit_container() {
 	# Every process the text lists, with the same verdict in the JSON.
 	local n=0 pid comm verdict
 	while read -r pid comm verdict; do
-		[ "$(jq -r --argjson pid "$pid" '.namespaces[].processes[] | select(.pid == $pid) | .verdict' "$T/audit.json")" = "$verdict" ] || {
-			echo "pid $pid ($comm): text says '$verdict', JSON disagrees" >&2
-			return 1
-		}
+		[ "$(jq -r --argjson pid "$pid" '.namespaces[].processes[] | select(.pid == $pid) | .verdict' "$T/audit.json")" = "$verdict" ] ||
+			fail "pid $pid ($comm): the text says '$verdict', the JSON disagrees"
 		n=$((n + 1))
 	done < <(sed -nE 's/^  ([0-9]+) ([^ :]+)[^:]*: (fine at 2|breaks at 2 only|breaks at 1 and 2)( \(worst case\))?$/\1 \2 \3/p' "$T/audit.txt")
 	# --all lists the three with an executable memfd; audit-readonly is
 	# among the processes it counts as fine.
-	[ "$n" -eq 3 ] || { cat "$T/audit.txt" >&2; return 1; }
+	[ "$n" -eq 3 ] || fail "expected 3 processes with a verdict, the text lists $n: $(cat "$T/audit.txt")"
 	grep -qE '^  [0-9]+ other processes: fine at 2 \(no executable memfd\)$' "$T/audit.txt"
 	jq -e '[.namespaces[].processes[] | select(.comm == "audit-readonly")] | length == 1 and .[0].verdict == "fine at 2"' "$T/audit.json"
 	# The summary line is the same in both.
@@ -490,24 +485,24 @@ audit_container() {
 
 @test "bad usage is refused with the allowed values" {
 	run "$MN" audit --pid
-	assert_status 2
-	assert_output_contains "option '--pid' needs a process ID"
+	assert_failure 2
+	assert_output --partial "option '--pid' needs a process ID"
 	run "$MN" audit --pid 12x
-	assert_status 2
-	assert_output_contains "invalid --pid '12x': a process ID is a decimal number"
+	assert_failure 2
+	assert_output --partial "invalid --pid '12x': a process ID is a decimal number"
 	run "$MN" audit --all --pid 1
-	assert_status 2
-	assert_output_contains "only one of --all, --pid N, --container-pid N"
+	assert_failure 2
+	assert_output --partial "only one of --all, --pid N, --container-pid N"
 	run "$MN" audit --bogus
-	assert_status 2
-	assert_output_contains "unknown option '--bogus': allowed are --json, --all, --pid N, --container-pid N, --help"
+	assert_failure 2
+	assert_output --partial "unknown option '--bogus': allowed are --json, --all, --pid N, --container-pid N, --help"
 	run "$MN" audit extra
-	assert_status 2
-	assert_output_contains "unexpected argument 'extra'"
+	assert_failure 2
+	assert_output --partial "unexpected argument 'extra'"
 	run at_level --proc 0 "$MN" audit --pid 999999
-	assert_status 1
-	assert_output_contains "no process 999999 in /proc"
+	assert_failure 1
+	assert_output --partial "no process 999999 in /proc"
 	run "$MN" audit --container-pid $$
-	assert_status 1
-	assert_output_contains "process $$ is in the initial PID namespace"
+	assert_failure 1
+	assert_output --partial "process $$ is in the initial PID namespace"
 }

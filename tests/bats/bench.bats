@@ -10,18 +10,29 @@ load helpers
 
 setup() {
 	HOST_LEVEL_BEFORE="$(host_level)"
+	# What the benchmarks could leave, already there (another run's, or
+	# another user's of the machine): only what is new counts.
+	bench_leftovers >"$BATS_TEST_TMPDIR/leftovers.before"
+}
+
+# bench_leftovers: the benchmarks' staging directories and their mounts.
+bench_leftovers() {
+	{
+		ls -d /tmp/runc-bench.* /tmp/copy-time.* 2>/dev/null
+		grep -F '/tmp/copy-time.' /proc/self/mountinfo | cut -d' ' -f5-
+	} | LC_ALL=C sort
 }
 
 teardown() {
-	# Nothing staged, mounted or running may outlive a benchmark.
-	local left
-	left=$(ls -d /tmp/runc-bench.* /tmp/copy-time.* 2>/dev/null || true)
-	[ -z "$left" ] || {
-		echo "left behind: $left" >&2
-		return 1
-	}
-	! grep -q '/tmp/copy-time\.' /proc/self/mountinfo
-	[ "$(host_level)" = "${HOST_LEVEL_BEFORE:-$(host_level)}" ]
+	# Nothing staged, mounted or running may outlive a benchmark.  (Teardown
+	# runs without errexit: each check counts through rc.)
+	local left rc=0
+	if [ -e "$BATS_TEST_TMPDIR/leftovers.before" ]; then
+		left=$(bench_leftovers | comm -13 "$BATS_TEST_TMPDIR/leftovers.before" -)
+		[ -z "$left" ] || { fail "left behind (directories, mounts): $left"; rc=1; }
+	fi
+	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}" || rc=1
+	return "$rc"
 }
 
 @test "runc-start.sh: every arm runs, rootful and rootless, and the table is printed" {
@@ -29,9 +40,9 @@ teardown() {
 		cmd:busybox cmd:cc || return 1
 	run "$REPO_ROOT/tests/bench/runc-start.sh" 1
 	echo "$output"
-	assert_status 0
+	assert_success
 	for mode in rootful rootless; do
-		assert_output_contains "$mode: 1 rounds, ms per \`runc run\`"
+		assert_output --partial "$mode: 1 rounds, ms per \`runc run\`"
 	done
 	# Each variant is what its name says, in both modes.
 	[ "$(grep -cE '^  ours \(default build\) +overlay ' <<<"$output")" -eq 2 ]
@@ -40,7 +51,7 @@ teardown() {
 	[ "$(grep -cE '^  stock Debian runc 1.1.5 +- ' <<<"$output")" -eq 2 ]
 	[ "$(grep -cE '^  ours/noclone +[0-9.]+ ' <<<"$output")" -eq 2 ]
 	[ "$(grep -cE '^  ours/stock +[0-9.]+ ' <<<"$output")" -eq 2 ]
-	assert_output_contains "NONE, no clone: benchmark build, unprotected, never install"
+	assert_output --partial "NONE, no clone: benchmark build, unprotected, never install"
 }
 
 @test "runc-memory.sh: created containers are counted, then all deleted" {
@@ -48,16 +59,16 @@ teardown() {
 		cmd:busybox || return 1
 	BENCH_NO_BUILD=1 run "$REPO_ROOT/tests/bench/runc-memory.sh" 2
 	echo "$output"
-	assert_status 0
+	assert_success
 	for mode in rootful rootless; do
-		assert_output_contains "$mode: created containers"
+		assert_output --partial "$mode: created containers"
 	done
 	[ "$(grep -cE '^  ours \(default build\) +overlay +2 ' <<<"$output")" -eq 2 ]
 	[ "$(grep -cE '^  ours, forced memfd +memfd-exec +2 ' <<<"$output")" -eq 2 ]
 	# The exe classification sees what each method makes.
-	assert_output_contains "ours     binary-via-overlay"
-	assert_output_contains "memfd    memfd /memfd:"
-	assert_output_contains "goal: ours 0 copies"
+	assert_output --partial "ours     binary-via-overlay"
+	assert_output --partial "memfd    memfd /memfd:"
+	assert_output --partial "goal: ours 0 copies"
 }
 
 @test "copy-time.sh: ext4, btrfs and xfs, with a reflink where there is one" {
@@ -65,15 +76,15 @@ teardown() {
 	[ -x "$BUILD_DIR/tests/bench/clone_bench" ] ||
 		missing "clone_bench in $BUILD_DIR (cmake --build)" || return 1
 	[ -f "$BUILD_DIR/runc" ] || missing "runc at $BUILD_DIR/runc (contrib/runc/build.sh)" || return 1
-	BUILD_DIR="$BUILD_DIR" BINARY="$BUILD_DIR/runc" \
-		run "$REPO_ROOT/tests/bench/copy-time.sh" 2
+	local binary="$BUILD_DIR/runc"
+	BUILD_DIR="$BUILD_DIR" BINARY="$binary" run "$REPO_ROOT/tests/bench/copy-time.sh" 2
 	echo "$output"
-	assert_status 0
-	assert_output_contains "== ext4"
-	assert_output_contains "== btrfs (btrfs)"
-	assert_output_contains "== xfs (xfs)"
+	assert_success
+	assert_output --partial "== ext4"
+	assert_output --partial "== btrfs (btrfs)"
+	assert_output --partial "== xfs (xfs)"
 	# ext4 has no reflink; btrfs and xfs do, and AUTO uses it.
 	[ "$(grep -c 'copied (no shared extents)' <<<"$output")" -eq 1 ]
 	[ "$(grep -c 'reflinked (shares FILE' <<<"$output")" -eq 2 ]
-	assert_output_contains "copy: sendfile into memfd (runc 1.1.5)"
+	assert_output --partial "copy: sendfile into memfd (runc 1.1.5)"
 }

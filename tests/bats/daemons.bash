@@ -17,12 +17,15 @@
 # namespace to empty.  Never use the daemon's --pidfile from the host: it
 # holds the PID inside the namespace, which is 1.
 
-MEMFD_NOEXEC="$BUILD_DIR/memfd-noexec/memfd-noexec"
-STOCK_RUNC=/usr/sbin/runc
-RUNC_DEBUG_WRAPPER="$REPO_ROOT/contrib/containerd/runc-debug"
-# Which method the loader must report: the overlay, at every level.
-LOADER_METHODS=overlay
-LOADER_METHODS_AT_2=overlay
+# shellcheck disable=SC2034 # used by the suites that load this file
+{
+	MEMFD_NOEXEC="$BUILD_DIR/memfd-noexec/memfd-noexec"
+	STOCK_RUNC=/usr/sbin/runc
+	RUNC_DEBUG_WRAPPER="$REPO_ROOT/contrib/containerd/runc-debug"
+	# Which method the loader must report: the overlay, at every level.
+	LOADER_METHODS=overlay
+	LOADER_METHODS_AT_2=overlay
+}
 
 # requires_daemon containerd|docker: the packages (installed if missing)
 # and the patched runc; a missing piece skips, or fails under CI=true.
@@ -51,18 +54,18 @@ daemon_dir() {
 	export DAEMON_DIR
 }
 
-# The host paths that Debian's daemons use by default; none may appear.
+# The host paths that Debian's daemons use by default; the suites' daemons
+# must create none of them (assert_nothing_left).
 HOST_PATHS=(/run/containerd /run/docker /etc/docker/key.json /opt/containerd
 	/var/lib/containerd /var/lib/docker /etc/cni/net.d)
 
-# host_paths_snapshot: which of HOST_PATHS exist now, into
-# $DAEMON_DIR/host-paths.before.
+# host_paths_snapshot [before|after]: which of HOST_PATHS exist now, sorted,
+# into $DAEMON_DIR/host-paths.before (or .after).
 host_paths_snapshot() {
 	local p
 	for p in "${HOST_PATHS[@]}"; do
-		[ -e "$p" ] && echo "$p"
-	done >"$DAEMON_DIR/host-paths.${1:-before}"
-	return 0
+		[ ! -e "$p" ] || echo "$p"
+	done | LC_ALL=C sort >"$DAEMON_DIR/host-paths.${1:-before}"
 }
 
 # daemon_start NAME LEVEL CMD...: CMD as PID 1 of a new PID namespace at
@@ -137,6 +140,7 @@ daemon_set_level() {
 		return 1
 	fi
 	# For teardown: this test moved the daemon's level.
+	# shellcheck disable=SC2034 # the suites' teardown reads it
 	DAEMON_LEVEL_MOVED=1
 	nsenter --target "$hpid" --pid -- sh -c \
 		'[ "$(readlink /proc/self/ns/pid)" = "$0" ] || exit 125
@@ -171,54 +175,88 @@ daemon_stop() {
 	return 0
 }
 
-# assert_nothing_left NAME CGROUP_NAME: after daemon_stop: no daemon,
-# unshare, shim or other process that names $DAEMON_DIR; no mount under
-# it; no cgroup named CGROUP_NAME; none of HOST_PATHS that was not there
-# before.
+# assert_nothing_left NAME CGROUP_NAME [OWN_PATH...]: after daemon_stop,
+# nothing of this file's is left: no daemon or unshare of its (by PID, if
+# it still names $DAEMON_DIR), no shim or other process that names
+# $DAEMON_DIR, no mount that names it, no cgroup called CGROUP_NAME (a
+# name of this file's); each OWN_PATH exists (a private path that the
+# config gives the daemon in place of a default in HOST_PATHS: proof it
+# was used); and no host path appeared with this file's names in it.
+# Others on the machine start and stop their own processes, mounts,
+# cgroups and daemons meanwhile: only what carries this file's names
+# counts.
 assert_nothing_left() {
 	local name="$1" cg="$2" left p
+	shift 2
 	for p in "$(cat "$DAEMON_DIR/$name.host-pid" 2>/dev/null)" \
 		"$(cat "$DAEMON_DIR/$name.unshare-pid" 2>/dev/null)"; do
 		[ -n "$p" ] || continue
-		if kill -0 "$p" 2>/dev/null; then
-			echo "still running: $(ps -o pid=,args= -p "$p")" >&2
-			return 1
+		if grep -qaF -- "$DAEMON_DIR" "/proc/$p/cmdline" 2>/dev/null; then
+			fail "still running: $(ps -o pid=,args= -p "$p")"
+			return
 		fi
 	done
 	left=$(pgrep -af -- "$DAEMON_DIR" || true)
-	[ -z "$left" ] || { echo "processes left: $left" >&2; return 1; }
+	[ -z "$left" ] || { fail "processes left: $left"; return; }
 	left=$(grep -F -- "$DAEMON_DIR" /proc/self/mountinfo || true)
-	[ -z "$left" ] || { echo "mounts left: $left" >&2; return 1; }
-	left=$(find /sys/fs/cgroup -maxdepth 3 -name "$cg*" 2>/dev/null)
-	[ -z "$left" ] || { echo "cgroups left: $left" >&2; return 1; }
+	[ -z "$left" ] || { fail "mounts left: $left"; return; }
+	left=$(cgroups_named "$cg")
+	[ -z "$left" ] || { fail "cgroups left: $left"; return; }
+	for p in "$@"; do
+		[ -e "$p" ] || { fail "$name never made $p: did it use a default path of the host instead?"; return; }
+	done
 	host_paths_snapshot after
-	left=$(comm -13 "$DAEMON_DIR/host-paths.before" "$DAEMON_DIR/host-paths.after")
-	[ -z "$left" ] || { echo "host paths created: $left" >&2; return 1; }
+	for p in $(comm -13 "$DAEMON_DIR/host-paths.before" "$DAEMON_DIR/host-paths.after"); do
+		left=$(own_traces "$p" "$cg" "$DAEMON_DIR")
+		[ -z "$left" ] || { fail "$name created $p (it holds: $left)"; return; }
+		echo "# $p appeared meanwhile, with nothing of this suite's in it: not counted" >&3
+	done
+}
+
+# own_traces PATH NAME...: up to five files under PATH (a host path that
+# appeared during the suite) whose name or content carries one of NAMES.
+own_traces() {
+	local p="$1" n
+	local -a names=() greps=()
+	shift
+	for n in "$@"; do
+		names+=(-o -name "*${n##*/}*")
+		greps+=(-e "$n")
+	done
+	{
+		find "$p" -maxdepth 8 \( -false "${names[@]}" \) -print 2>/dev/null
+		grep -rlsF "${greps[@]}" "$p" 2>/dev/null
+	} | head -5
 }
 
 # remove_parent_cgroups CGROUP_NAME: runc removes a container's own
 # cgroup, not the parent that the daemon named (ctr: /<namespace>/<id>,
-# dockerd: --cgroup-parent); rmdir those parents, which fails, leaving
-# them for assert_nothing_left, if a container's cgroup is still inside.
+# dockerd: --cgroup-parent, which it makes relative to its own cgroup in a
+# hierarchy where that is not the root); rmdir those parents, which fails,
+# leaving them for assert_nothing_left, if a container's cgroup is still
+# inside.
 remove_parent_cgroups() {
-	find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d -name "$1" \
-		-exec rmdir {} \; 2>/dev/null
+	local cg
+	cgroups_named "$1" | while read -r cg; do
+		rmdir "$cg" 2>/dev/null
+	done
 	return 0
 }
 
 # remove_cgroups CGROUP_NAME: rmdir, deepest first, everything below and
 # including CGROUP_NAME (teardown_file after a failed run).
 remove_cgroups() {
-	find /sys/fs/cgroup -mindepth 2 -maxdepth 2 -type d -name "$1" 2>/dev/null |
-		while read -r d; do
-			find "$d" -depth -type d -exec rmdir {} + 2>/dev/null
-		done
+	local cg
+	cgroups_named "$1" | while read -r cg; do
+		find "$cg" -depth -type d -exec rmdir {} + 2>/dev/null
+	done
 	return 0
 }
 
 # ---- inside the container --------------------------------------------------
 
 # What the containers run: the level, then the three memfd probes.
+# shellcheck disable=SC2034 # the suites run it
 PROBE='memfdprobe level; memfdprobe none; memfdprobe exec; memfdprobe exec-run'
 
 # ---- images ----------------------------------------------------------------
@@ -297,26 +335,17 @@ oci_image_tar() {
 # sealed clone, and no failure to clone.
 assert_loader() {
 	local text
-	text=$(cat "$1" 2>/dev/null)
+	text=$(cat "$1" 2>/dev/null) || : # a missing log fails below, with the message
 	if ! grep -qE "\"msg\":\"(nsexec\[[0-9]+\]: )?cloned_binary: using ($2)\"" <<<"$text" ||
 		! grep -qF 'cloned_binary: running from sealed clone"' <<<"$text"; then
-		echo "expected the markers 'cloned_binary: using ($2)' and" \
-			"'running from sealed clone' in the runc log $1:" >&2
-		echo "$text" | tail -40 >&2
-		return 1
+		batslib_print_kv_single_or_multi 8 'markers' \
+			"'cloned_binary: using ($2)' and 'cloned_binary: running from sealed clone'" \
+			"log" "$(tail -40 <<<"$text")" |
+			batslib_decorate "runc init's markers are not in the runc log $1" | fail
+		return
 	fi
 	if grep -qF 'could not ensure we are a cloned binary' <<<"$text"; then
-		echo "runc init failed to clone itself:" >&2
-		echo "$text" | tail -40 >&2
-		return 1
+		batslib_print_kv_single_or_multi 8 "log" "$(tail -40 <<<"$text")" |
+			batslib_decorate "runc init failed to clone itself" | fail
 	fi
-}
-
-# assert_line_re ERE [TEXT]: a line of TEXT (else $output) matches.
-assert_line_re() {
-	grep -qE -- "$1" <<<"${2:-$output}" || {
-		echo "expected a line matching '$1' in:" >&2
-		echo "${2:-$output}" >&2
-		return 1
-	}
 }

@@ -89,11 +89,17 @@ setup() {
 }
 
 teardown() {
+	local rc=0 # teardown runs without errexit: each check counts through rc
 	if [ -n "${DAEMON_DIR:-}" ] && daemon_pid dockerd >/dev/null; then
 		remove_all_containers
-		[ -z "${DAEMON_LEVEL_MOVED:-}" ] || daemon_set_level dockerd 0
+		# A test that raised dockerd's namespace puts it back.
+		if [ -n "${DAEMON_LEVEL_MOVED:-}" ] && ! daemon_set_level dockerd 0; then
+			fail "could not put dockerd's PID namespace back to level 0"
+			rc=1
+		fi
 	fi
-	[ "$(host_level)" = "${HOST_LEVEL_BEFORE:-$(host_level)}" ]
+	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}" || rc=1
+	return "$rc"
 }
 
 # api METHOD PATH [curl args]: the Engine API (v1.41, Docker 20.10's).
@@ -120,10 +126,11 @@ docker_probe() {
 
 @test "dockerd loads contrib/docker/daemon.json: the runtime is registered" {
 	run api GET /info
-	assert_status 0
+	assert_success
 	jq -e --arg w "$RUNC_DEBUG_WRAPPER" '.Runtimes["memfd-noexec"].path == $w' \
 		<<<"$output" >/dev/null
 	run api GET /version
+	assert_success
 	jq -e '.ApiVersion == "1.41" and (.Version | startswith("20.10."))' <<<"$output" >/dev/null
 }
 
@@ -131,22 +138,22 @@ docker_probe() {
 	[ -x "$DOCKER_CLI" ] || missing "Debian's docker CLI at $DOCKER_CLI" || return 1
 	run env DOCKER_HOST="unix://$DAEMON_DIR/docker.sock" "$DOCKER_CLI" run --rm \
 		--network none --runtime memfd-noexec --sysctl vm.memfd_noexec=2 "$IMAGE" true
-	assert_status 125
-	assert_output_contains "sysctl 'vm.memfd_noexec=2' is not whitelisted"
+	assert_failure 125
+	assert_output --partial "sysctl 'vm.memfd_noexec=2' is not whitelisted"
 	run env DOCKER_HOST="unix://$DAEMON_DIR/docker.sock" "$DOCKER_CLI" run --rm \
 		--network none --annotation memfd_noexec=2 "$IMAGE" true
-	assert_status 125
-	assert_output_contains "unknown flag: --annotation"
+	assert_failure 125
+	assert_output --partial "unknown flag: --annotation"
 }
 
 # ---- the Engine API --------------------------------------------------------------
 
 @test "HostConfig.Sysctls vm.memfd_noexec 1 and 2 with the patched runc: the level inside" {
 	run docker_probe 2
-	assert_status 0
+	assert_success
 	assert_memfd_level 2
 	run docker_probe 1
-	assert_status 0
+	assert_success
 	assert_memfd_level 1
 	[ "$(daemon_level dockerd)" = 0 ]
 }
@@ -154,35 +161,37 @@ docker_probe() {
 @test "HostConfig.Sysctls vm.memfd_noexec 3 fails with the patched runc's message" {
 	# run-at-level refuses 3 itself; ask the API directly.
 	local id
+	# Two steps: in a pipeline the API's failure would be lost.
 	id=$(api POST /containers/create -H 'Content-Type: application/json' -d "$(jq -n \
 		--arg i "$IMAGE" '{Image: $i, Cmd: ["true"], HostConfig: {Runtime: "memfd-noexec",
-		NetworkMode: "none", Sysctls: {"vm.memfd_noexec": "3"}}}')" | jq -r .Id)
+		NetworkMode: "none", Sysctls: {"vm.memfd_noexec": "3"}}}')")
+	id=$(jq -er .Id <<<"$id")
 	run curl -sS --unix-socket "$DAEMON_DIR/docker.sock" -X POST -w '\n%{http_code}' \
 		"http://docker/v1.41/containers/$id/start"
-	assert_line_re '^500$'
-	assert_output_contains 'Refusing linux.sysctl[\"vm.memfd_noexec\"] = \"3\" in config.json: allowed values are'
+	assert_line 500
+	assert_output --partial 'Refusing linux.sysctl[\"vm.memfd_noexec\"] = \"3\" in config.json: allowed values are'
 	run "$RUN_AT_LEVEL" 3 "$IMAGE" true
-	assert_status 2
+	assert_failure 2
 }
 
 @test "stock runc refuses HostConfig.Sysctls vm.memfd_noexec (safe, but no level)" {
 	run docker_probe 2 stock-runc
-	assert_status 125
-	assert_output_contains 'sysctl "vm.memfd_noexec" is not in a separate kernel namespace'
-	! grep -q 'memfdprobe:' <<<"$output"
+	assert_failure 125
+	assert_output --partial 'sysctl "vm.memfd_noexec" is not in a separate kernel namespace'
+	refute_output --partial 'memfdprobe:' # the container never ran
 }
 
 # ---- the loader ------------------------------------------------------------------
 
 @test "the loader under dockerd: runc init runs from a sealed clone at levels 0 and 2" {
 	run docker_probe 0
-	assert_status 0
+	assert_success
 	assert_memfd_level 0
 	assert_loader "$DAEMON_DIR/runc-debug.log" "$LOADER_METHODS"
 	daemon_set_level dockerd 2
 	: >"$DAEMON_DIR/runc-debug.log"
 	run docker_probe 2
-	assert_status 0
+	assert_success
 	assert_memfd_level 2
 	assert_loader "$DAEMON_DIR/runc-debug.log" "$LOADER_METHODS_AT_2"
 	daemon_set_level dockerd 0
@@ -195,11 +204,17 @@ docker_probe() {
 	local id
 	id=$(api POST /containers/create -H 'Content-Type: application/json' -d "$(jq -n \
 		--arg i "$IMAGE" '{Image: $i, Cmd: ["sleep", "600"],
-		HostConfig: {Runtime: "memfd-noexec", NetworkMode: "none"}}')" | jq -r .Id)
+		HostConfig: {Runtime: "memfd-noexec", NetworkMode: "none"}}')")
+	id=$(jq -er .Id <<<"$id")
 	api POST "/containers/$id/start" >/dev/null
 	pgrep -f "containerd-shim-runc-v2 .*$DAEMON_DIR" >/dev/null
 	remove_all_containers
 	daemon_stop dockerd
 	remove_parent_cgroups "$CG_PARENT"
-	assert_nothing_left dockerd "$CG_PARENT"
+	# Its private paths were used, in place of /var/lib/docker,
+	# /run/docker, /etc/docker/key.json and containerd's.
+	assert_nothing_left dockerd "$CG_PARENT" "$DAEMON_DIR/data/volumes" \
+		"$DAEMON_DIR/exec/runtime-runc" "$DAEMON_DIR/key.json" \
+		"$DAEMON_DIR/containerd-root/io.containerd.metadata.v1.bolt" \
+		"$DAEMON_DIR/containerd-state/io.containerd.runtime.v2.task"
 }

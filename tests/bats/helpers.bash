@@ -129,29 +129,35 @@ host_level() {
 	cat /proc/sys/vm/memfd_noexec 2>/dev/null || echo absent
 }
 
+# assert_host_level_unchanged BEFORE: for teardown; the initial
+# namespace's vm.memfd_noexec still reads BEFORE, what setup saw (empty:
+# setup did not get that far, nothing to compare).  Teardown runs with
+# errexit off, so a teardown must return this status (or fold it into its
+# own).
+assert_host_level_unchanged() {
+	local now
+	[ -n "$1" ] || return 0
+	now=$(host_level)
+	[ "$now" = "$1" ] || fail "the host's vm.memfd_noexec changed during the test: $1 -> $now"
+}
+
+# with_output TEXT ASSERTION [ARGS...]: bats-assert's ASSERTION
+# (assert_line, refute_line, assert_output, refute_output) on TEXT, a log
+# file's content or a part of $output, instead of $output; $output and
+# $lines stay as they are.
+with_output() {
+	local output="$1"
+	local -a lines=()
+	shift
+	# As bats' run splits $output (empty lines dropped).
+	# shellcheck disable=SC2034 # bats-assert's assert_line/refute_line read it
+	IFS=$'\n' read -d '' -r -a lines <<<"$output" || true
+	"$@"
+}
+
 # assert_marker METHOD: exactly the line "cloned_binary: using METHOD".
 assert_marker() {
-	if ! grep -qx "cloned_binary: using $1" <<<"$output"; then
-		echo "expected marker 'cloned_binary: using $1' in:" >&2
-		echo "$output" >&2
-		return 1
-	fi
-}
-
-assert_status() {
-	if [ "$status" -ne "$1" ]; then
-		echo "expected exit status $1, got $status; output:" >&2
-		echo "$output" >&2
-		return 1
-	fi
-}
-
-assert_output_contains() {
-	if ! grep -qF -- "$1" <<<"$output"; then
-		echo "expected output to contain '$1':" >&2
-		echo "$output" >&2
-		return 1
-	fi
+	assert_line "cloned_binary: using $1"
 }
 
 # assert_memfd_level LEVEL [TEXT]: memfdprobe's lines in TEXT (else
@@ -175,15 +181,55 @@ assert_memfd_level() {
 		"memfdprobe: flags=none result=ok mode=0777 $seals exec_seal=no"
 		"memfdprobe: flags=exec result=ok mode=0777 $seals exec_seal=no"
 		"memfdprobe: flags=exec-run result=ok exec=ok") ;;
-	*) echo "assert_memfd_level: bad level '$1'" >&2; return 1 ;;
+	*) fail "assert_memfd_level: bad level '$1' (allowed: 0, 1, 2)"; return ;;
 	esac
 	for want in "${wants[@]}"; do
-		grep -qxE -- "$want" <<<"$text" || {
-			echo "expected a line '$want' from inside the container, in:" >&2
-			echo "$text" >&2
-			return 1
-		}
+		grep -qxE -- "$want" <<<"$text" && continue
+		batslib_print_kv_single_or_multi 8 'line' "$want" 'output' "$text" |
+			batslib_decorate "no line from inside the container shows vm.memfd_noexec=$1 (an ERE, whole line)" |
+			fail
+		return
 	done
+}
+
+# cgroup_search_roots: where the cgroups of this process's containers go,
+# one directory a line: the root of each hierarchy this process is in (an
+# absolute cgroupsPath, a cgroup parent such as /<namespace>), its own
+# cgroup there (runc's default without cgroupsPath, a relative parent) and,
+# on cgroup v2, that cgroup's parent (runc's v2 default).  Never another
+# session's cgroup: others' leftovers may carry the same names, since PIDs
+# are reused.
+cgroup_search_roots() {
+	local ctrl path mnt parent
+	while IFS=: read -r _ ctrl path; do
+		# The hierarchy's mount point: cgroup2, or the cgroup mount
+		# whose super options name the (first) controller.
+		mnt=$(awk -v c="${ctrl%%,*}" '{
+			for (i = 7; $i != "-"; i++) ;
+			if (c == "" && $(i + 1) == "cgroup2") { print $5; exit }
+			if (c != "" && $(i + 1) == "cgroup") {
+				n = split($(i + 3), o, ",")
+				for (j = 1; j <= n; j++) if (o[j] == c) { print $5; exit }
+			}
+		}' /proc/self/mountinfo)
+		[ -n "$mnt" ] || continue
+		echo "$mnt"
+		echo "$mnt${path%/}"
+		parent=$(dirname "$path")
+		[ -n "$ctrl" ] || echo "$mnt${parent%/}"
+	done </proc/self/cgroup | LC_ALL=C sort -u
+}
+
+# cgroups_named NAME: the cgroup directories called NAME (a name that only
+# the calling test uses) in the places of cgroup_search_roots, as a child
+# or a grandchild.  Others create and remove cgroups meanwhile: a
+# directory that vanishes during the walk is no error, and nothing but
+# NAME is looked at.
+cgroups_named() {
+	local root
+	cgroup_search_roots | while read -r root; do
+		find "$root" -mindepth 1 -maxdepth 2 -type d -name "$1" -print 2>/dev/null || :
+	done | LC_ALL=C sort -u
 }
 
 # ---- runc (tests/bats/runc.bats) -------------------------------------------
@@ -248,8 +294,7 @@ start_default_service() {
 	no_default_service || return 1
 	"$BUILD_DIR/memfd-noexec/memfd-noexec" serve 2>"$1" 3>&- &
 	DEFAULT_SERVE_PID=$!
-	local i
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		[ -S "$SERVICE_SOCKET" ] && grep -q "listening on" "$1" && return 0
 		kill -0 "$DEFAULT_SERVE_PID" 2>/dev/null || break
 		sleep 0.05
@@ -267,6 +312,6 @@ stop_default_service() {
 	kill -TERM "$DEFAULT_SERVE_PID" 2>/dev/null || true
 	wait "$DEFAULT_SERVE_PID" || rc=$?
 	DEFAULT_SERVE_PID=
-	[ "$rc" -eq 0 ] || { echo "the service exited $rc" >&2; return 1; }
-	[ ! -e "$SERVICE_SOCKET" ] || { echo "$SERVICE_SOCKET left behind" >&2; return 1; }
+	[ "$rc" -eq 0 ] || { fail "the memfd-noexec service exited $rc"; return; }
+	[ ! -e "$SERVICE_SOCKET" ] || fail "the memfd-noexec service left $SERVICE_SOCKET behind"
 }

@@ -50,10 +50,7 @@ teardown() {
 		wait "$p" 2>/dev/null || true
 	done
 	[ -n "${TEST_TMP:-}" ] && rm -rf "$TEST_TMP"
-	if [ "$(host_level)" != "$HOST_LEVEL_BEFORE" ]; then
-		echo "host vm.memfd_noexec changed: $HOST_LEVEL_BEFORE -> $(host_level)" >&2
-		return 1
-	fi
+	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}"
 }
 
 # start_sleeper [LEVEL]: starts `sleep` as PID 1 of a new PID namespace
@@ -97,6 +94,11 @@ ns_level() {
 	nsenter --target "$1" --pid -- cat /proc/sys/vm/memfd_noexec
 }
 
+# proc_on_proc: the proc mounts on /proc in this mount namespace.
+proc_on_proc() {
+	awk '$5 == "/proc" && / - proc /' /proc/self/mountinfo
+}
+
 # make_bundle JSON: writes $TEST_TMP/bundle/config.json.
 make_bundle() {
 	mkdir -p "$TEST_TMP/bundle"
@@ -114,71 +116,63 @@ state() {
 		"${2:-creating}" "$1" "$BUNDLE"
 }
 
-assert_output_lacks() {
-	if grep -qF -- "$1" <<<"$output"; then
-		echo "expected output not to contain '$1':" >&2
-		echo "$output" >&2
-		return 1
-	fi
-}
-
 # ---- usage -------------------------------------------------------------------
 
 @test "memfd-noexec --version and --help" {
 	run "$MEMFD_NOEXEC" --version
-	assert_status 0
-	assert_output_contains "memfd-noexec 0."
+	assert_success
+	assert_output --partial "memfd-noexec 0."
 
 	run "$MEMFD_NOEXEC" --help
-	assert_status 0
-	assert_output_contains "status [--json]"
-	assert_output_contains "run --level N"
-	assert_output_contains "hook"
+	assert_success
+	assert_output --partial "status [--json]"
+	assert_output --partial "run --level N"
+	assert_output --partial "hook"
 
 	for c in status run hook; do
 		run "$MEMFD_NOEXEC" "$c" --help
-		assert_status 0
-		assert_output_contains "Usage: memfd-noexec $c"
+		assert_success
+		assert_output --partial "Usage: memfd-noexec $c"
 	done
 }
 
 @test "memfd-noexec: bad usage exits 2 naming the argument" {
 	run "$MEMFD_NOEXEC"
-	assert_status 2
+	assert_failure 2
 
 	run "$MEMFD_NOEXEC" frobnicate
-	assert_status 2
-	assert_output_contains "unknown command 'frobnicate'"
-	assert_output_contains "status, run, hook"
+	assert_failure 2
+	assert_output --partial "unknown command 'frobnicate'"
+	assert_output --partial "status, run, hook"
 
 	run "$MEMFD_NOEXEC" run --level 3 -- true
-	assert_status 2
-	assert_output_contains "invalid --level '3'"
-	assert_output_contains "0, 1 or 2"
+	assert_failure 2
+	assert_output --partial "invalid --level '3'"
+	assert_output --partial "0, 1 or 2"
 
 	run "$MEMFD_NOEXEC" run --level " 2" -- true
-	assert_status 2
-	assert_output_contains "invalid --level ' 2'"
+	assert_failure 2
+	assert_output --partial "invalid --level ' 2'"
 
 	run "$MEMFD_NOEXEC" run -- true
-	assert_status 2
-	assert_output_contains "missing --level"
+	assert_failure 2
+	assert_output --partial "missing --level"
 
 	run "$MEMFD_NOEXEC" run --level 1
-	assert_status 2
-	assert_output_contains "missing the command"
+	assert_failure 2
+	assert_output --partial "missing the command"
 
 	run "$MEMFD_NOEXEC" run --level
-	assert_status 2
-	assert_output_contains "needs a value"
+	assert_failure 2
+	assert_output --partial "needs a value"
 
 	run "$MEMFD_NOEXEC" status --bogus
-	assert_status 2
-	assert_output_contains "unknown option '--bogus'"
+	assert_failure 2
+	assert_output --partial "unknown option '--bogus'"
 
 	run "$MEMFD_NOEXEC" hook extra
-	assert_status 2
-	assert_output_contains "unexpected argument 'extra'"
+	assert_failure 2
+	assert_output --partial "unexpected argument 'extra'"
 }
 
 # ---- run ---------------------------------------------------------------------
@@ -189,74 +183,78 @@ assert_output_lacks() {
 	before="$(host_level)"
 
 	run "$MEMFD_NOEXEC" run --level 2 -- cat /proc/sys/vm/memfd_noexec
-	assert_status 0
-	[ "$output" = 2 ]
+	assert_success
+	assert_output 2
 
 	run "$MEMFD_NOEXEC" run --level 2 -- "$MEMFDPROBE" exec
-	assert_status 0
-	assert_output_contains "memfdprobe: flags=exec result=EACCES"
+	assert_success
+	assert_output --partial "memfdprobe: flags=exec result=EACCES"
 
 	run "$MEMFD_NOEXEC" run --level 2 -- "$MEMFDPROBE" none
-	assert_status 0
-	assert_output_contains "result=ok mode=0666"
-	assert_output_contains "exec_seal=yes"
+	assert_success
+	assert_output --partial "result=ok mode=0666"
+	assert_output --partial "exec_seal=yes"
 
 	run "$MEMFD_NOEXEC" run --level 2 -- "$MEMFDPROBE" exec-run
-	assert_output_contains "flags=exec-run result=EACCES"
+	assert_output --partial "flags=exec-run result=EACCES"
 
 	[ "$(host_level)" = "$before" ]
 }
 
 @test "run --proc: a /proc of the new PID namespace, in a mount namespace of its own" {
 	requires root memfd_noexec
+	# What --proc could leak out here: a proc mounted on /proc in this
+	# mount namespace (others mount proc elsewhere meanwhile).
 	local mounts_before
-	mounts_before=$(grep -c ' - proc ' /proc/self/mountinfo)
+	mounts_before=$(proc_on_proc)
 	# Inside, /proc shows the new namespace: the shell is PID 1 there.
 	run "$MEMFD_NOEXEC" run --level 2 --proc -- sh -c \
 		'echo "self=$(readlink /proc/self) level=$(cat /proc/sys/vm/memfd_noexec)"; ls /proc | grep -c "^[0-9]"'
-	assert_status 0
-	assert_output_contains "level=2"
+	assert_success
+	assert_output --partial "level=2"
 	[ "$(tail -1 <<<"$output")" -le 3 ]
 	# Without --proc, /proc is the caller's: many more processes.
 	run "$MEMFD_NOEXEC" run --level 2 -- sh -c 'ls /proc | grep -c "^[0-9]"'
-	assert_status 0
+	assert_success
 	[ "$output" -gt 3 ]
 	# Nothing was mounted out here.
-	[ "$(grep -c ' - proc ' /proc/self/mountinfo)" = "$mounts_before" ]
+	[ "$(proc_on_proc)" = "$mounts_before" ] ||
+		fail "a proc was mounted on /proc outside memfd-noexec run --proc: $(proc_on_proc)"
 }
 
 @test "run --level 1: plain memfd is 0666 and exec-sealed, MFD_EXEC works" {
 	requires root memfd_noexec
 
 	run "$MEMFD_NOEXEC" run --level 1 -- "$MEMFDPROBE" none
-	assert_status 0
-	assert_output_contains "flags=none result=ok mode=0666"
-	assert_output_contains "exec_seal=yes"
+	assert_success
+	assert_output --partial "flags=none result=ok mode=0666"
+	assert_output --partial "exec_seal=yes"
 
 	run "$MEMFD_NOEXEC" run --level 1 -- "$MEMFDPROBE" exec
-	assert_status 0
-	assert_output_contains "flags=exec result=ok mode=0777"
+	assert_success
+	assert_output --partial "flags=exec result=ok mode=0777"
 
 	run "$MEMFD_NOEXEC" run --level 1 -- "$MEMFDPROBE" exec-run
-	assert_status 0
-	assert_output_contains "flags=exec-run result=ok exec=ok"
+	assert_success
+	assert_output --partial "flags=exec-run result=ok exec=ok"
 
 	run "$MEMFD_NOEXEC" run --level 1 -- cat /proc/sys/vm/memfd_noexec
-	[ "$output" = 1 ]
+	assert_success
+	assert_output 1
 }
 
 @test "run --level 0: executable memfd at 0, the host's stricter value otherwise" {
 	requires root memfd_noexec
 
 	MEMFD_NOEXEC_DEBUG=1 run "$MEMFD_NOEXEC" run --level 0 -- "$MEMFDPROBE" none
-	assert_status 0
+	assert_success
 	if [ "$(host_level)" = 0 ]; then
-		assert_output_contains "flags=none result=ok mode=0777"
-		assert_output_contains "memfd-noexec: kept 0"
-		assert_output_lacks "notice"
+		assert_output --partial "flags=none result=ok mode=0777"
+		assert_output --partial "memfd-noexec: kept 0"
+		refute_output --partial "notice"
 	else
-		assert_output_contains "kept stricter inherited value $(host_level) (asked for 0)"
-		assert_output_contains "mode=0666"
+		assert_output --partial "kept stricter inherited value $(host_level) (asked for 0)"
+		assert_output --partial "mode=0666"
 	fi
 }
 
@@ -266,31 +264,31 @@ assert_output_lacks() {
 	# /proc here is the host's: memfd-noexec must find its child through
 	# a pidfd, not /proc/<pid>.
 	MEMFD_NOEXEC_DEBUG=1 run at_level 1 "$MEMFD_NOEXEC" run --level 0 -- cat /proc/sys/vm/memfd_noexec
-	assert_status 0
-	assert_output_contains "kept stricter inherited value 1 (asked for 0)"
-	assert_output_contains "memfd-noexec: kept 1"
-	grep -qx 1 <<<"$output"
+	assert_success
+	assert_output --partial "kept stricter inherited value 1 (asked for 0)"
+	assert_output --partial "memfd-noexec: kept 1"
+	assert_line 1
 
 	MEMFD_NOEXEC_DEBUG=1 run at_level 1 "$MEMFD_NOEXEC" run --level 2 -- "$MEMFDPROBE" exec
-	assert_status 0
-	assert_output_contains "memfd-noexec: wrote 2"
-	assert_output_contains "flags=exec result=EACCES"
-	assert_output_lacks "notice"
+	assert_success
+	assert_output --partial "memfd-noexec: wrote 2"
+	assert_output --partial "flags=exec result=EACCES"
+	refute_output --partial "notice"
 }
 
 @test "run: exit status of the command, 127/126 when it cannot run" {
 	requires root memfd_noexec
 
 	run "$MEMFD_NOEXEC" run --level 1 -- sh -c 'exit 7'
-	assert_status 7
+	assert_failure 7
 
 	run -127 "$MEMFD_NOEXEC" run --level 1 -- /nonexistent/cmd
-	assert_output_contains "Failed to execute /nonexistent/cmd: No such file or directory"
+	assert_output --partial "Failed to execute /nonexistent/cmd: No such file or directory"
 
 	printf 'data\n' > "$TEST_TMP/not-executable"
 	chmod 0644 "$TEST_TMP/not-executable"
 	run -126 "$MEMFD_NOEXEC" run --level 1 -- "$TEST_TMP/not-executable"
-	assert_output_contains "Permission denied"
+	assert_output --partial "Permission denied"
 }
 
 @test "run: a command killed by a signal gives 128+N" {
@@ -305,11 +303,11 @@ assert_output_lacks() {
 		[ -n "$c" ] && [ "$(readlink "/proc/$c/exe")" = "$(readlink -f "$(command -v sleep)")" ] && break
 		sleep 0.05
 	done
-	[ -n "$c" ]
+	[ -n "$c" ] || { fail "memfd-noexec run did not start sleep"; return; }
 	kill -KILL "$c"
-	status=0
-	wait "$r" || status=$?
-	assert_status 137
+	local rc=0
+	wait "$r" || rc=$?
+	[ "$rc" -eq 137 ] || fail "memfd-noexec run exited $rc after its command got SIGKILL, expected 137"
 }
 
 @test "run: rootless fails closed and says why" {
@@ -317,15 +315,15 @@ assert_output_lacks() {
 
 	# Root of a user namespace is not global root: EACCES at open().
 	run as_user unshare --user --map-root-user -- "$U_MEMFD_NOEXEC" run --level 1 -- true
-	assert_status 125
-	assert_output_contains "Failed to set vm.memfd_noexec=1"
-	assert_output_contains "rootless runtimes cannot set it"
-	assert_output_contains "inherit"
+	assert_failure 125
+	assert_output --partial "Failed to set vm.memfd_noexec=1"
+	assert_output --partial "rootless runtimes cannot set it"
+	assert_output --partial "inherit"
 
 	# Without any namespace privilege, unshare itself fails.
 	run as_user "$U_MEMFD_NOEXEC" run --level 1 -- true
-	assert_status 125
-	assert_output_contains "Failed to create a PID namespace"
+	assert_failure 125
+	assert_output --partial "Failed to create a PID namespace"
 }
 
 # ---- status ------------------------------------------------------------------
@@ -334,63 +332,61 @@ assert_output_lacks() {
 	requires root memfd_noexec
 
 	run "$MEMFD_NOEXEC" status
-	assert_status 0
+	assert_success
 	for k in memfd_create mfd_exec seal_exec memfd_noexec o_tmpfile execveat level pid_namespace semantics can_raise; do
-		grep -q "^$k: " <<<"$output" || {
-			echo "missing field $k in: $output" >&2
-			return 1
-		}
+		assert_line --regexp "^$k: "
 	done
-	assert_output_contains "memfd_create: yes"
-	assert_output_contains "mfd_exec: yes"
-	assert_output_contains "seal_exec: yes"
-	assert_output_contains "memfd_noexec: yes"
-	assert_output_contains "level: $(host_level)"
-	assert_output_contains "pid_namespace: initial"
-	assert_output_contains "can_raise: yes"
-	grep -Eq '^semantics: (hierarchy|ratchet) \(' <<<"$output"
+	assert_output --partial "memfd_create: yes"
+	assert_output --partial "mfd_exec: yes"
+	assert_output --partial "seal_exec: yes"
+	assert_output --partial "memfd_noexec: yes"
+	assert_output --partial "level: $(host_level)"
+	assert_output --partial "pid_namespace: initial"
+	assert_output --partial "can_raise: yes"
+	assert_line --regexp '^semantics: (hierarchy|ratchet) \('
 
 	run "$MEMFD_NOEXEC" status --json
-	assert_status 0
+	assert_success
 	[ "$(wc -l <<<"$output")" -eq 1 ]
-	if command -v jq >/dev/null; then
-		[ "$(jq -r .level <<<"$output")" = "$(host_level)" ]
-		[ "$(jq -r .mfd_exec <<<"$output")" = true ]
-		[ "$(jq -r .pid_namespace <<<"$output")" = initial ]
-		[ "$(jq -r .can_raise <<<"$output")" = true ]
-		jq -e '.semantics == "hierarchy" or .semantics == "ratchet"' <<<"$output"
-	fi
+	# Without jq these checks would not run: jq is required, not optional.
+	requires cmd:jq || return 1
+	[ "$(jq -r .level <<<"$output")" = "$(host_level)" ]
+	[ "$(jq -r .mfd_exec <<<"$output")" = true ]
+	[ "$(jq -r .pid_namespace <<<"$output")" = initial ]
+	[ "$(jq -r .can_raise <<<"$output")" = true ]
+	jq -e '.semantics == "hierarchy" or .semantics == "ratchet"' <<<"$output"
 
 	run "$MEMFD_NOEXEC" status --no-probe
-	assert_output_contains "semantics: not probed"
+	assert_success
+	assert_output --partial "semantics: not probed"
 }
 
 @test "status: inside a level-2 namespace, and unprivileged" {
 	requires root memfd_noexec
 
 	run at_level 2 "$MEMFD_NOEXEC" status
-	assert_status 0
-	assert_output_contains "level: 2"
-	assert_output_contains "pid_namespace: child"
-	assert_output_contains "semantics: unknown (the level here is already 2"
+	assert_success
+	assert_output --partial "level: 2"
+	assert_output --partial "pid_namespace: child"
+	assert_output --partial "semantics: unknown (the level here is already 2"
 
 	requires user
 	run as_user "$U_MEMFD_NOEXEC" status
-	assert_status 0
-	assert_output_contains "can_raise: no (euid is not 0"
-	assert_output_contains "semantics: unknown (no privilege"
+	assert_success
+	assert_output --partial "can_raise: no (euid is not 0"
+	assert_output --partial "semantics: unknown (no privilege"
 }
 
 @test "status: MEMFD_TOOLKIT_FEATURES turns features off, and refuses a bad name" {
 	MEMFD_TOOLKIT_FEATURES=-mfd_exec,-memfd_noexec run "$MEMFD_NOEXEC" status
-	assert_status 0
-	assert_output_contains "mfd_exec: no"
-	assert_output_contains "memfd_noexec: no"
-	assert_output_contains "semantics: absent"
+	assert_success
+	assert_output --partial "mfd_exec: no"
+	assert_output --partial "memfd_noexec: no"
+	assert_output --partial "semantics: absent"
 	# One parser for every tool: sealexec refuses the same way.
 	MEMFD_TOOLKIT_FEATURES=-sysctl run "$MEMFD_NOEXEC" status
-	assert_status 2
-	assert_output_contains "Refusing MEMFD_TOOLKIT_FEATURES=-sysctl: '-sysctl' is not one of"
+	assert_failure 2
+	assert_output --partial "Refusing MEMFD_TOOLKIT_FEATURES=-sysctl: '-sysctl' is not one of"
 }
 
 # ---- hook --------------------------------------------------------------------
@@ -402,13 +398,13 @@ assert_output_lacks() {
 	make_bundle '{"ociVersion":"1.0.2","process":{"args":["sh"],"capabilities":{"bounding":["CAP_KILL"]}},"annotations":{"memfd_noexec":"2"}}'
 
 	MEMFD_NOEXEC_DEBUG=1 run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
-	assert_status 0
-	assert_output_contains "memfd-noexec: wrote 2"
+	assert_success
+	assert_output --partial "memfd-noexec: wrote 2"
 	[ "$(ns_level "$SLEEPER")" = 2 ]
 
 	# And memfd_create in there obeys it.
 	run nsenter --target "$SLEEPER" --pid -- "$MEMFDPROBE" exec
-	assert_output_contains "flags=exec result=EACCES"
+	assert_output --partial "flags=exec result=EACCES"
 }
 
 @test "hook: linux.sysctl vm.memfd_noexec is the same request" {
@@ -417,7 +413,7 @@ assert_output_lacks() {
 	make_bundle "{$CAPS,\"linux\":{\"sysctl\":{\"vm.memfd_noexec\":\"1\"}}}"
 
 	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER" created)
-	assert_status 0
+	assert_success
 	[ "$(ns_level "$SLEEPER")" = 1 ]
 }
 
@@ -427,8 +423,8 @@ assert_output_lacks() {
 	make_bundle "{$CAPS,\"annotations\":{\"memfd_noexec\":\"1\"}}"
 
 	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
-	assert_status 0
-	assert_output_contains "kept stricter inherited value 2 (asked for 1)"
+	assert_success
+	assert_output --partial "kept stricter inherited value 2 (asked for 1)"
 	[ "$(ns_level "$SLEEPER")" = 2 ]
 }
 
@@ -439,13 +435,13 @@ assert_output_lacks() {
 
 	# The sleeper only joins the host's namespace: checked, never written.
 	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
-	assert_status 1
-	assert_output_contains "Refusing vm.memfd_noexec=2 for process $SLEEPER: it joins the initial PID namespace (the host's), pid:[4026531836], which is at level $(host_level)"
+	assert_failure 1
+	assert_output --partial "Refusing vm.memfd_noexec=2 for process $SLEEPER: it joins the initial PID namespace (the host's), pid:[4026531836], which is at level $(host_level)"
 	[ "$(host_level)" = "$HOST_LEVEL_BEFORE" ]
 
 	run "$MEMFD_NOEXEC" hook < <(state "$$")
-	assert_status 1
-	assert_output_contains "Refusing vm.memfd_noexec=2 for process $$: it joins the initial PID namespace"
+	assert_failure 1
+	assert_output --partial "Refusing vm.memfd_noexec=2 for process $$: it joins the initial PID namespace"
 }
 
 @test "hook: bad values fail closed and leave the target alone" {
@@ -456,30 +452,30 @@ assert_output_lacks() {
 
 	make_bundle '{"annotations":{"memfd_noexec":"3"}}'
 	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
-	assert_status 1
-	assert_output_contains 'annotations["memfd_noexec"] = "3"'
-	assert_output_contains '"0", "1" or "2"'
-	assert_output_contains "$BUNDLE/config.json"
+	assert_failure 1
+	assert_output --partial 'annotations["memfd_noexec"] = "3"'
+	assert_output --partial '"0", "1" or "2"'
+	assert_output --partial "$BUNDLE/config.json"
 
 	make_bundle '{"annotations":{"memfd_noexec":2}}'
 	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
-	assert_status 1
-	assert_output_contains "JSON number 2"
+	assert_failure 1
+	assert_output --partial "JSON number 2"
 
 	make_bundle '{"annotations":{"memfd_noexec":"2","memfd_noexec":"0"}}'
 	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
-	assert_status 1
-	assert_output_contains 'duplicate key "memfd_noexec"'
+	assert_failure 1
+	assert_output --partial 'duplicate key "memfd_noexec"'
 
 	make_bundle '{"annotations":{"memfd_noexec":"2"},"linux":{"sysctl":{"vm.memfd_noexec":"1"}}}'
 	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
-	assert_status 1
-	assert_output_contains "different vm.memfd_noexec levels"
+	assert_failure 1
+	assert_output --partial "different vm.memfd_noexec levels"
 
 	make_bundle '{"annotations":{"memfd_noexec":"2"}'
 	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
-	assert_status 1
-	assert_output_contains "Failed to parse $BUNDLE/config.json: invalid JSON"
+	assert_failure 1
+	assert_output --partial "Failed to parse $BUNDLE/config.json: invalid JSON"
 
 	[ "$(ns_level "$SLEEPER")" = "$before" ]
 }
@@ -490,12 +486,12 @@ assert_output_lacks() {
 	make_bundle '{"ociVersion":"1.0.2","annotations":{"other":"x"}}'
 
 	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
-	assert_status 0
-	[ -z "$output" ]
+	assert_success
+	refute_output
 
 	MEMFD_NOEXEC_DEBUG=1 run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
-	assert_status 0
-	assert_output_contains "memfd-noexec: no request"
+	assert_success
+	assert_output --partial "memfd-noexec: no request"
 }
 
 @test "hook: bad OCI state and wrong stage fail" {
@@ -504,24 +500,24 @@ assert_output_lacks() {
 	make_bundle '{"annotations":{"memfd_noexec":"2"}}'
 
 	run "$MEMFD_NOEXEC" hook <<<'{"pid":'
-	assert_status 1
-	assert_output_contains "Failed to parse the OCI state"
+	assert_failure 1
+	assert_output --partial "Failed to parse the OCI state"
 
 	run "$MEMFD_NOEXEC" hook <<<"{\"bundle\":\"$BUNDLE\"}"
-	assert_status 1
-	assert_output_contains 'no "pid"'
+	assert_failure 1
+	assert_output --partial 'no "pid"'
 
 	run "$MEMFD_NOEXEC" hook <<<"{\"pid\":\"$SLEEPER\",\"bundle\":\"$BUNDLE\"}"
-	assert_status 1
-	assert_output_contains '"pid" is a JSON string'
+	assert_failure 1
+	assert_output --partial '"pid" is a JSON string'
 
 	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER" running)
-	assert_status 1
-	assert_output_contains 'status "running"'
+	assert_failure 1
+	assert_output --partial 'status "running"'
 
 	run "$MEMFD_NOEXEC" hook < <(state 2147483647)
-	assert_status 1
-	assert_output_contains "no such process"
+	assert_failure 1
+	assert_output --partial "no such process"
 
 	[ "$(ns_level "$SLEEPER")" = "$(host_level)" ]
 }
@@ -563,8 +559,8 @@ join_sleeper() {
 	# still reports the request.
 	make_bundle "{$CAPS,\"annotations\":{\"memfd_noexec_renamed\":\"2\"}}"
 	MEMFD_NOEXEC_DEBUG=1 run "$MEMFD_NOEXEC" hook < <(state_with "$SLEEPER" '"2"')
-	assert_status 0
-	assert_output_contains "memfd-noexec: wrote 2"
+	assert_success
+	assert_output --partial "memfd-noexec: wrote 2"
 	[ "$(ns_level "$SLEEPER")" = 2 ]
 }
 
@@ -573,12 +569,12 @@ join_sleeper() {
 	start_sleeper
 	make_bundle "{$CAPS,\"annotations\":{\"memfd_noexec\":\"1\"}}"
 	run "$MEMFD_NOEXEC" hook < <(state_with "$SLEEPER" '"2"')
-	assert_status 1
-	assert_output_contains "annotations[\"memfd_noexec\"] = \"2\" differs from the \"1\" that $BUNDLE/config.json asks for"
+	assert_failure 1
+	assert_output --partial "annotations[\"memfd_noexec\"] = \"2\" differs from the \"1\" that $BUNDLE/config.json asks for"
 	run "$MEMFD_NOEXEC" hook < <(state_with "$SLEEPER" '"3"')
-	assert_status 1
-	assert_output_contains 'Refusing annotations["memfd_noexec"] = "3" in the OCI state'
-	assert_output_contains '"0", "1" or "2"'
+	assert_failure 1
+	assert_output --partial 'Refusing annotations["memfd_noexec"] = "3" in the OCI state'
+	assert_output --partial '"0", "1" or "2"'
 	[ "$(ns_level "$SLEEPER")" = "$(host_level)" ]
 }
 
@@ -590,14 +586,14 @@ join_sleeper() {
 	ino=$(stat -L -c %i "/proc/$SLEEPER/ns/pid")
 	make_bundle "{$CAPS,\"annotations\":{\"memfd_noexec\":\"2\"}}"
 	run "$MEMFD_NOEXEC" hook < <(state "$JOINER")
-	assert_status 1
-	assert_output_contains "Refusing vm.memfd_noexec=2 for process $JOINER: it joins the existing PID namespace, pid:[$ino], which is at level 0"
-	assert_output_contains "Raise the level where that namespace is created"
+	assert_failure 1
+	assert_output --partial "Refusing vm.memfd_noexec=2 for process $JOINER: it joins the existing PID namespace, pid:[$ino], which is at level 0"
+	assert_output --partial "Raise the level where that namespace is created"
 	# The other "container" is untouched.
 	[ "$(ns_level "$SLEEPER")" = 0 ]
 	# Its own init, the namespace's creator, may still raise it.
 	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
-	assert_status 0
+	assert_success
 	[ "$(ns_level "$SLEEPER")" = 2 ]
 }
 
@@ -610,9 +606,9 @@ join_sleeper() {
 	for want in 2 1; do
 		make_bundle "{$CAPS,\"annotations\":{\"memfd_noexec\":\"$want\"}}"
 		MEMFD_NOEXEC_DEBUG=1 run "$MEMFD_NOEXEC" hook < <(state "$JOINER")
-		assert_status 0
-		assert_output_contains "notice: the container joins the existing PID namespace pid:[$ino], already at 2 (asked for $want); it is left unchanged"
-		assert_output_contains "memfd-noexec: joined 2"
+		assert_success
+		assert_output --partial "notice: the container joins the existing PID namespace pid:[$ino], already at 2 (asked for $want); it is left unchanged"
+		assert_output --partial "memfd-noexec: joined 2"
 	done
 	[ "$(ns_level "$SLEEPER")" = 2 ]
 }
@@ -622,15 +618,15 @@ join_sleeper() {
 	start_sleeper
 	make_bundle '{"process":{"capabilities":{"bounding":["CAP_KILL","CAP_SYS_ADMIN"]}},"annotations":{"memfd_noexec":"2"}}'
 	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
-	assert_status 1
-	assert_output_contains "Refusing vm.memfd_noexec=2 for process $SLEEPER: the container keeps CAP_SYS_ADMIN in its bounding set and has no user namespace"
-	assert_output_contains "down to its parent's $(host_level)"
-	assert_output_contains "Drop CAP_SYS_ADMIN"
+	assert_failure 1
+	assert_output --partial "Refusing vm.memfd_noexec=2 for process $SLEEPER: the container keeps CAP_SYS_ADMIN in its bounding set and has no user namespace"
+	assert_output --partial "down to its parent's $(host_level)"
+	assert_output --partial "Drop CAP_SYS_ADMIN"
 	# Without process.capabilities the runtime leaves every capability.
 	make_bundle '{"annotations":{"memfd_noexec":"2"}}'
 	run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
-	assert_status 1
-	assert_output_contains "keeps CAP_SYS_ADMIN"
+	assert_failure 1
+	assert_output --partial "keeps CAP_SYS_ADMIN"
 	[ "$(ns_level "$SLEEPER")" = "$(host_level)" ]
 }
 
@@ -640,8 +636,8 @@ join_sleeper() {
 	# child of a level-0 parent lowers its own value back to 0.
 	run unshare --pid --fork --mount-proc -- sh -c \
 		'echo 2 >/proc/sys/vm/memfd_noexec && echo 0 >/proc/sys/vm/memfd_noexec && cat /proc/sys/vm/memfd_noexec'
-	assert_status 0
-	[ "$output" = 0 ]
+	assert_success
+	assert_output 0
 
 	# A user namespace that maps container root to uid 100000: accepted.
 	unshare --user --pid --fork --kill-child -- sleep 1000 >/dev/null 2>&1 3>&- &
@@ -657,7 +653,7 @@ join_sleeper() {
 	echo "0 100000 65536" >"/proc/$c/gid_map"
 	make_bundle '{"annotations":{"memfd_noexec":"2"}}'
 	run "$MEMFD_NOEXEC" hook < <(state "$c")
-	assert_status 0
+	assert_success
 	[ "$(ns_level "$c")" = 2 ]
 
 	# A parent namespace already at 2: lowering is impossible, accepted.
@@ -671,7 +667,7 @@ join_sleeper() {
 	done
 	BG_PIDS+=("$c")
 	run "$MEMFD_NOEXEC" hook < <(state "$c")
-	assert_status 0
+	assert_success
 	[ "$(ns_level "$c")" = 2 ]
 }
 
@@ -688,8 +684,8 @@ join_sleeper() {
 	BG_PIDS+=("$c")
 	make_bundle '{"annotations":{"memfd_noexec":"2"}}'
 	run "$MEMFD_NOEXEC" hook < <(state "$c")
-	assert_status 1
-	assert_output_contains "keeps CAP_SYS_ADMIN"
+	assert_failure 1
+	assert_output --partial "keeps CAP_SYS_ADMIN"
 }
 
 @test "item 8: inside a child namespace the hook names the namespace it means" {
@@ -707,9 +703,9 @@ exit $rc
 EOF
 	run unshare --pid --fork --kill-child --mount-proc -- sh "$TEST_TMP/inner.sh" "$MEMFD_NOEXEC" "$BUNDLE"
 	# Level 0 here is below 2: refused, and named right.
-	assert_status 1
-	assert_output_contains "it joins the PID namespace of the caller (the runtime), pid:["
-	assert_output_lacks "initial"
+	assert_failure 1
+	assert_output --partial "it joins the PID namespace of the caller (the runtime), pid:["
+	refute_output --partial "initial"
 }
 
 @test "item 9: nsexec's re-read decides when the write fails (fakekernel)" {
@@ -717,9 +713,9 @@ EOF
 	# Every 2-byte write gets EINVAL, "2\n" among them: the value stays 0,
 	# so the re-read must refuse instead of running the command.
 	run "$FAKEKERNEL" --fail='write[2==2]=EINVAL' -- "$MEMFD_NOEXEC" run --level 2 -- echo ran
-	assert_status 125
-	assert_output_contains "the kernel refused the value (EINVAL) and it still reads"
-	assert_output_lacks "ran"
+	assert_failure 125
+	assert_output --partial "the kernel refused the value (EINVAL) and it still reads"
+	refute_output --partial "ran"
 }
 
 @test "hook: the OCI state's strings reach its messages escaped" {

@@ -24,7 +24,7 @@ teardown() {
 		[ ! -x "$T/runc" ] || "$T/runc" --root "$T/state" delete -f pkg >/dev/null 2>&1 || true
 		rm -rf "$T"
 	fi
-	[ "$(host_level)" = "${HOST_LEVEL_BEFORE:-$(host_level)}" ]
+	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}"
 }
 
 # The recipe: the sh block between the markers, nothing added.
@@ -42,13 +42,13 @@ recipe() {
 	mkdir -p "$(dirname "$tree")"
 	cp -a "$RUNC_SRC" "$tree"
 	run bash -ec "cd '$tree' && TOOLKIT='$REPO_ROOT' && . '$T/recipe.sh'"
-	assert_status 0
+	assert_success
 	# "Build as you build runc": GOPATH mode against Debian's Go packages.
 	local cache="${GOCACHE:-$REPO_ROOT/build/go-cache}"
 	run env -C "$tree" GO111MODULE=off GOPATH="$T/gopath:/usr/share/gocode" \
 		GOFLAGS= GOCACHE="$cache" CGO_ENABLED=1 \
 		go build -tags "seccomp urfave_cli_no_docs" -o "$T/runc" .
-	assert_status 0
+	assert_success
 	# It starts a container from the overlay and applies the annotation.
 	mkdir -p "$T/b/rootfs/bin" "$T/b/rootfs/proc" "$T/b/rootfs/dev" "$T/b/rootfs/sys"
 	cp /bin/busybox "$T/b/rootfs/bin/"
@@ -60,8 +60,8 @@ recipe() {
 		.process.args = ["/bin/cat", "/proc/sys/vm/memfd_noexec"]' \
 		"$T/b/config.json" >"$T/b/c.json" && mv "$T/b/c.json" "$T/b/config.json"
 	run at_level --proc 0 "$T/runc" --debug --root "$T/state" run -b "$T/b" pkg
-	assert_status 0
-	assert_output_contains 'msg="cloned_binary: using overlay"'
-	assert_output_contains 'cloned_binary: running from sealed clone'
-	grep -qx 2 <<<"$output"
+	assert_success
+	assert_output --partial 'msg="cloned_binary: using overlay"'
+	assert_output --partial 'cloned_binary: running from sealed clone'
+	assert_line 2
 }

@@ -54,6 +54,7 @@ podman_requires() {
 				return 1
 			}
 			# For teardown: clean up the rootless roots too.
+			# shellcheck disable=SC2034 # podman.bats' teardown reads it
 			PODMAN_ROOTLESS_USED=1 ;;
 		hook)
 			[ -x "$BUILD_DIR/memfd-noexec/memfd-noexec" ] ||
@@ -280,8 +281,7 @@ podman_unstage() {
 	local cg
 	# Empty by now (assert_rootful_clean checks that after every test):
 	# rmdir, never rm -r, so a cgroup with tasks stays and shows.
-	for cg in $(find /sys/fs/cgroup -maxdepth 3 -type d \
-		-name "${PODMAN_CGROUP_PARENT#/}" 2>/dev/null); do
+	cgroups_named "${PODMAN_CGROUP_PARENT#/}" | while read -r cg; do
 		find "$cg" -depth -type d -exec rmdir {} + 2>/dev/null
 	done
 	if grep -qF " $PODMAN_T/" /proc/self/mountinfo; then
@@ -358,7 +358,7 @@ podman_ns_stop() {
 	[ -n "${PODMAN_NS_PID:-}" ] || return 0
 	kill -KILL "$PODMAN_NS_PID" 2>/dev/null
 	wait "$PODMAN_NS_UNSHARE" 2>/dev/null
-	PODMAN_NS_PID= PODMAN_NS_UNSHARE=
+	PODMAN_NS_PID='' PODMAN_NS_UNSHARE=''
 }
 
 # in_podman_ns CMD...: CMD in the holder's PID and mount namespaces.
@@ -452,34 +452,8 @@ annotation() {
 }
 
 # What the containers run: the level, then what memfd_create() gives.
+# shellcheck disable=SC2034 # podman.bats runs it
 PROBES='for m in level none exec exec-run; do memfdprobe $m; done'
-
-# refute_ran: no memfdprobe line in $output (the container never ran).
-refute_ran() {
-	if grep -q '^memfdprobe:' <<<"$output"; then
-		echo "the container ran:" >&2
-		echo "$output" >&2
-		return 1
-	fi
-}
-
-# assert_line_re ERE [TEXT]: some line of TEXT (else $output) matches.
-assert_line_re() {
-	grep -qE -- "$1" <<<"${2-$output}" || {
-		echo "expected a line matching '$1' in:" >&2
-		echo "${2-$output}" >&2
-		return 1
-	}
-}
-
-# assert_failed: podman exited non-zero.
-assert_failed() {
-	if [ "$status" -eq 0 ]; then
-		echo "expected a failure, got exit status 0; output:" >&2
-		echo "$output" >&2
-		return 1
-	fi
-}
 
 # assert_no_mounts: no mount from this file's podman roots, here or in the
 # holder's mount namespace.
@@ -487,41 +461,36 @@ assert_no_mounts() {
 	local f left
 	for f in /proc/self/mountinfo ${PODMAN_NS_PID:+/proc/$PODMAN_NS_PID/mountinfo}; do
 		left=$(grep -F " $PODMAN_T/" "$f" || true)
-		[ -z "$left" ] || {
-			echo "mounts left in $f:" >&2
-			echo "$left" >&2
-			return 1
-		}
+		[ -z "$left" ] || { fail "mounts left in $f: $left"; return; }
 	done
 }
 
 # assert_rootful_clean: nothing left of rootful podman: `podman ps -a`
 # empty, no runc state, no container cgroup, no mount, and the holder's
 # own level unchanged (a hook writing to the runtime's PID namespace
-# instead of the container's would show here, not on the host).
+# instead of the container's would show here, not on the host).  Only
+# what this file made is looked at: its roots, its cgroup parent.
 assert_rootful_clean() {
 	local left
-	left=$(rootful_podman ps -a -q 2>&1)
-	[ -z "$left" ] || { echo "podman ps -a still shows: $left" >&2; return 1; }
+	left=$(rootful_podman ps -a -q 2>&1) || { fail "podman ps -a failed: $left"; return; }
+	[ -z "$left" ] || { fail "podman ps -a still shows: $left"; return; }
 	left=$(ls -A "$PODMAN_T/rootful/runc-state")
-	[ -z "$left" ] || { echo "runc state left: $left" >&2; return 1; }
-	left=$(find /sys/fs/cgroup -mindepth 2 -maxdepth 3 -type d \
-		-path "*$PODMAN_CGROUP_PARENT/*" 2>/dev/null)
-	[ -z "$left" ] || { echo "cgroups left: $left" >&2; return 1; }
-	assert_no_mounts || return 1
+	[ -z "$left" ] || { fail "runc state left in $PODMAN_T/rootful/runc-state: $left"; return; }
+	left=$(cgroups_named "${PODMAN_CGROUP_PARENT#/}" | while read -r cg; do
+		find "$cg" -mindepth 1 -type d 2>/dev/null
+	done)
+	[ -z "$left" ] || { fail "container cgroups left below $PODMAN_CGROUP_PARENT: $left"; return; }
+	assert_no_mounts || return
 	left=$(in_podman_ns cat /proc/sys/vm/memfd_noexec)
-	[ "$left" = "$PODMAN_NS_LEVEL" ] || {
-		echo "the holder's PID namespace reads $left, not $PODMAN_NS_LEVEL:" \
-			"something wrote the runtime's namespace" >&2
-		return 1
-	}
+	[ "$left" = "$PODMAN_NS_LEVEL" ] ||
+		fail "the holder's PID namespace reads $left, not $PODMAN_NS_LEVEL: something wrote the runtime's namespace"
 }
 
 # assert_rootless_clean: `podman ps -a` of the rootless roots is empty and
 # no mount is left.
 assert_rootless_clean() {
 	local left
-	left=$(rpodman inherit ps -a -q 2>&1)
-	[ -z "$left" ] || { echo "rootless podman ps -a still shows: $left" >&2; return 1; }
+	left=$(rpodman inherit ps -a -q 2>&1) || { fail "rootless podman ps -a failed: $left"; return; }
+	[ -z "$left" ] || { fail "rootless podman ps -a still shows: $left"; return; }
 	assert_no_mounts
 }

@@ -35,7 +35,8 @@ setup() {
 }
 
 teardown() {
-	stop_default_service
+	local rc=0 # teardown runs without errexit: each check counts through rc
+	stop_default_service || rc=1
 	if [ -n "${PODMAN_NS_PID:-}" ]; then
 		rootful_podman rm -a -f -t 0 >/dev/null 2>&1 || true
 		podman_ns_stop
@@ -44,7 +45,8 @@ teardown() {
 		rpodman inherit rm -a -f -t 0 >/dev/null 2>&1 || true
 	fi
 	# The host's value must never change.
-	[ "$(host_level)" = "${HOST_LEVEL_BEFORE:-$(host_level)}" ]
+	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}" || rc=1
+	return "$rc"
 }
 
 # json_string VALUE: VALUE as a JSON string, as memfd-noexec quotes it.
@@ -56,15 +58,11 @@ json_string() {
 # an existing PID namespace, and gives that namespace's LEVEL (a bare
 # number: not part of a PID, a path or a container ID).
 assert_joined_refusal() {
-	local lines
-	lines=$(grep -E 'join(s|ed)' <<<"$output" |
-		grep -E "(^|[^[:alnum:]./_-])$1([^[:alnum:]/]|$)" || true)
-	[ -n "$lines" ] || {
-		echo "expected an error that names the joined PID namespace and" \
-			"its level $1, in:" >&2
-		echo "$output" >&2
-		return 1
-	}
+	grep -E 'join(s|ed)' <<<"$output" |
+		grep -qE "(^|[^[:alnum:]./_-])$1([^[:alnum:]/]|$)" && return
+	batslib_print_kv_single_or_multi 8 'level' "$1" 'output' "$output" |
+		batslib_decorate "no error names the joined PID namespace and its level" |
+		fail
 }
 
 # ---- rootful podman, stock runc + hooks.d -------------------------------------
@@ -74,19 +72,19 @@ assert_joined_refusal() {
 	rootful_run_opts stock
 	run rootful_podman --hooks-dir "$PODMAN_T/hooks.d" run --rm "${RUN_OPTS[@]}" \
 		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
-	assert_status 0
+	assert_success
 	assert_memfd_level 2
 
 	run rootful_podman --hooks-dir "$PODMAN_T/hooks.d" run --rm "${RUN_OPTS[@]}" \
 		--annotation "$(annotation 1)" "$PODMAN_IMAGE" sh -c "$PROBES"
-	assert_status 0
+	assert_success
 	assert_memfd_level 1
 
 	# Control: the same request without the hooks.d file stays at the
 	# inherited 0, so it was podman's hooks.d that set the levels above.
 	run rootful_podman run --rm "${RUN_OPTS[@]}" \
 		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
-	assert_status 0
+	assert_success
 	assert_memfd_level 0
 	assert_rootful_clean
 }
@@ -98,29 +96,22 @@ assert_joined_refusal() {
 	: >"$log"
 	run rootful_podman --hooks-dir "$PODMAN_T/hooks-logged.d" run --rm "${RUN_OPTS[@]}" \
 		"$PODMAN_IMAGE" sh -c "$PROBES"
-	assert_status 0
+	assert_success
 	assert_memfd_level 0
 	# Another annotation whose key only contains memfd_noexec: the key
 	# pattern is anchored.
 	run rootful_podman --hooks-dir "$PODMAN_T/hooks-logged.d" run --rm "${RUN_OPTS[@]}" \
 		--annotation '"x.memfd_noexec=2"' "$PODMAN_IMAGE" sh -c "$PROBES"
-	assert_status 0
+	assert_success
 	assert_memfd_level 0
-	[ ! -s "$log" ] || {
-		echo "the hook ran without the annotation:" >&2
-		cat "$log" >&2
-		return 1
-	}
+	[ ! -s "$log" ] || fail "the hook ran without the annotation: $(cat "$log")"
 	# Control: the logging hook does log, and still sets the level.
 	run rootful_podman --hooks-dir "$PODMAN_T/hooks-logged.d" run --rm "${RUN_OPTS[@]}" \
 		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
-	assert_status 0
+	assert_success
 	assert_memfd_level 2
-	[ "$(cat "$log")" = "hook-logger: called with: hook" ] || {
-		echo "expected one call of the hook, the log has:" >&2
-		cat "$log" >&2
-		return 1
-	}
+	[ "$(cat "$log")" = "hook-logger: called with: hook" ] ||
+		fail "expected one call of the hook, the log has: $(cat "$log")"
 	assert_rootful_clean
 }
 
@@ -133,10 +124,10 @@ assert_joined_refusal() {
 		run rootful_podman --hooks-dir "$PODMAN_T/hooks.d" run --rm "${RUN_OPTS[@]}" \
 			--annotation "$(annotation "$value")" "$PODMAN_IMAGE" sh -c "$PROBES"
 		# 126: the OCI runtime failed (runc create, whose hook refused).
-		assert_status 126
-		assert_output_contains "memfd-noexec hook: Refusing annotations[\"memfd_noexec\"] = $(json_string "$value") in $PODMAN_T/rootful/root/"
-		assert_output_contains 'allowed values are "0", "1" or "2"'
-		refute_ran
+		assert_failure 126
+		assert_output --partial "memfd-noexec hook: Refusing annotations[\"memfd_noexec\"] = $(json_string "$value") in $PODMAN_T/rootful/root/"
+		assert_output --partial 'allowed values are "0", "1" or "2"'
+		refute_line --regexp '^memfdprobe:' # the container never ran
 		assert_rootful_clean
 	done
 }
@@ -148,11 +139,11 @@ assert_joined_refusal() {
 	rootful_run_opts patched
 	run rootful_podman run --rm "${RUN_OPTS[@]}" \
 		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
-	assert_status 0
+	assert_success
 	assert_memfd_level 2
 	# Control: no annotation, the inherited 0.
 	run rootful_podman run --rm "${RUN_OPTS[@]}" "$PODMAN_IMAGE" sh -c "$PROBES"
-	assert_status 0
+	assert_success
 	assert_memfd_level 0
 	assert_rootful_clean
 }
@@ -179,17 +170,13 @@ assert_joined_refusal() {
 		join_status=$status join_output=$output
 		# First what matters most: the namespace was not changed.
 		run rootful_podman exec "$c" cat /proc/sys/vm/memfd_noexec
-		assert_status 0
-		[ "$output" = 0 ] || {
-			echo "the joined container's PID namespace now reads '$output'," \
-				"not 0; the joining container said:" >&2
-			echo "$join_output" >&2
-			return 1
-		}
-		status=$join_status output=$join_output
-		assert_failed
-		refute_ran
-		assert_joined_refusal 0
+		assert_success
+		[ "$output" = 0 ] ||
+			fail "the joined container's PID namespace now reads '$output', not 0; the joining container said (exit status $join_status): $join_output"
+		[ "$join_status" -ne 0 ] ||
+			fail "joining a namespace at 0 with annotation 2 succeeded: $join_output"
+		with_output "$join_output" refute_line --regexp '^memfdprobe:' # it never ran
+		with_output "$join_output" assert_joined_refusal 0
 		rootful_podman rm -f -t 0 "$c" >/dev/null
 	done
 	assert_rootful_clean
@@ -206,17 +193,18 @@ assert_joined_refusal() {
 		c=$(rootful_podman "${hooks[@]}" run -d "${RUN_OPTS[@]}" \
 			--annotation "$(annotation 2)" "$PODMAN_IMAGE" sleep 300)
 		run rootful_podman exec "$c" cat /proc/sys/vm/memfd_noexec
-		[ "$output" = 2 ]
+		assert_success
+		assert_output 2
 		for value in 2 1; do
 			echo "runtime: $rt, annotation: $value" >&2 # shown if this row fails
 			run rootful_podman "${hooks[@]}" run --rm "${RUN_OPTS[@]}" \
 				--pid "container:$c" --annotation "$(annotation "$value")" \
 				"$PODMAN_IMAGE" sh -c "$PROBES"
-			assert_status 0
+			assert_success
 			assert_memfd_level 2
 			run rootful_podman exec "$c" cat /proc/sys/vm/memfd_noexec
-			assert_status 0
-			[ "$output" = 2 ]
+			assert_success
+			assert_output 2
 		done
 		rootful_podman rm -f -t 0 "$c" >/dev/null
 	done
@@ -233,9 +221,9 @@ assert_joined_refusal() {
 		echo "level: $level" >&2 # shown if this row fails
 		run rpodman "$level" run --rm "${RUN_OPTS[@]}" "$PODMAN_IMAGE" \
 			sh -c "cat /proc/self/uid_map; $PROBES"
-		assert_status 0
+		assert_success
 		# Rootless: the container's root is $TEST_USER.
-		assert_line_re "^ +0 +$(id -u "$TEST_USER") +1\$"
+		assert_line --regexp "^ +0 +$(id -u "$TEST_USER") +1\$"
 		assert_memfd_level "$level"
 	done
 	assert_rootless_clean
@@ -244,20 +232,21 @@ assert_joined_refusal() {
 @test "rootless podman, patched runc: levels 0, 1 and 2, runc init runs from a sealed clone" {
 	podman_requires podman-rootless patched-runc || return 1
 	rootless_run_opts patched
-	local level method log="$PODMAN_T/rootless/runc-debug.log"
+	local level log="$PODMAN_T/rootless/runc-debug.log"
 	for level in 0 1 2; do
 		echo "level: $level" >&2 # shown if this row fails
 		: >"$log"
 		chown "$TEST_USER:" "$log" # runc appends as the user
 		run rpodman "$level" run --rm "${RUN_OPTS[@]}" "$PODMAN_IMAGE" \
 			sh -c "$PROBES"
-		assert_status 0
+		assert_success
 		assert_memfd_level "$level"
 		# No copy at any level: the binary itself, from a detached
 		# read-only overlay that runc (root of podman's user
 		# namespace) makes itself and starts runc init from.
-		assert_line_re '"msg":"cloned_binary: using overlay"' "$(cat "$log")"
-		assert_line_re '"msg":"nsexec\[[0-9]+\]: cloned_binary: running from sealed clone"' "$(cat "$log")"
+		with_output "$(cat "$log")" assert_output --partial '"msg":"cloned_binary: using overlay"'
+		with_output "$(cat "$log")" \
+			assert_line --regexp '"msg":"nsexec\[[0-9]+\]: cloned_binary: running from sealed clone"'
 	done
 	assert_rootless_clean
 }
@@ -268,18 +257,18 @@ assert_joined_refusal() {
 	rootless_run_opts stock
 	run rpodman 0 --hooks-dir "$PODMAN_T/hooks.d" run --rm "${RUN_OPTS[@]}" \
 		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
-	assert_status 126
-	assert_output_contains 'memfd-noexec hook: Failed to set vm.memfd_noexec=2 in the PID namespace of process '
-	assert_output_contains 'Only global root (euid 0 in the initial user namespace'
-	assert_output_contains 'inherits the level of the PID namespace it starts in, which is 0 here'
-	assert_output_contains 'The memfd-noexec service, which could raise it, is not running at /run/memfd-noexec.sock (there is no socket)'
-	refute_ran
+	assert_failure 126
+	assert_output --partial 'memfd-noexec hook: Failed to set vm.memfd_noexec=2 in the PID namespace of process '
+	assert_output --partial 'Only global root (euid 0 in the initial user namespace'
+	assert_output --partial 'inherits the level of the PID namespace it starts in, which is 0 here'
+	assert_output --partial 'The memfd-noexec service, which could raise it, is not running at /run/memfd-noexec.sock (there is no socket)'
+	refute_line --regexp '^memfdprobe:' # the container never ran
 	assert_rootless_clean
 	# Control: where root already set 2 above podman, the hook has nothing
 	# to write and the same request is met.
 	run rpodman 2 --hooks-dir "$PODMAN_T/hooks.d" run --rm "${RUN_OPTS[@]}" \
 		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
-	assert_status 0
+	assert_success
 	assert_memfd_level 2
 	assert_rootless_clean
 }
@@ -291,12 +280,8 @@ assert_joined_refusal() {
 assert_served() {
 	local uid
 	uid=$(id -u "$TEST_USER")
-	grep -qE "^memfd-noexec serve: uid $uid pid [0-9]+: raise $1 pid:\[[0-9]+\]: ok" \
-		"$BATS_TEST_TMPDIR/serve.log" || {
-		echo "expected the service to raise uid $uid's container to $1; its log:" >&2
-		cat "$BATS_TEST_TMPDIR/serve.log" >&2
-		return 1
-	}
+	with_output "$(cat "$BATS_TEST_TMPDIR/serve.log")" \
+		assert_line --regexp "^memfd-noexec serve: uid $uid pid [0-9]+: raise $1 pid:\[[0-9]+\]: ok"
 }
 
 @test "rootless podman + memfd-noexec service, patched runc: annotation 2 at level 0 reads 2" {
@@ -305,7 +290,7 @@ assert_served() {
 	rootless_run_opts patched
 	run rpodman 0 run --rm "${RUN_OPTS[@]}" --annotation "$(annotation 2)" \
 		"$PODMAN_IMAGE" sh -c "$PROBES"
-	assert_status 0
+	assert_success
 	assert_memfd_level 2
 	assert_served 2
 	assert_rootless_clean
@@ -317,7 +302,7 @@ assert_served() {
 	rootless_run_opts stock
 	run rpodman 0 --hooks-dir "$PODMAN_T/hooks.d" run --rm "${RUN_OPTS[@]}" \
 		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "$PROBES"
-	assert_status 0
+	assert_success
 	assert_memfd_level 2
 	assert_served 2
 	assert_rootless_clean

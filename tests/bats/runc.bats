@@ -72,6 +72,7 @@ setup() {
 }
 
 teardown() {
+	local rc=0 # teardown runs without errexit: each check counts through rc
 	if [ -n "${T:-}" ] && [ -d "$T" ]; then
 		# Containers left by a failed test: their PID namespace is gone,
 		# so delete -f only has to clean up state and cgroups.
@@ -81,9 +82,13 @@ teardown() {
 		done
 		rm -rf "$T"
 	fi
-	# The host's value must never change, nor the host's runc binary.
-	[ "$(host_level)" = "${HOST_LEVEL_BEFORE:-$(host_level)}" ]
-	[ -z "${RUNC_SUM_BEFORE:-}" ] || [ "$(sha256sum <"$RUNC")" = "$RUNC_SUM_BEFORE" ]
+	# The host's value must never change, nor the runc binary.
+	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}" || rc=1
+	if [ -n "${RUNC_SUM_BEFORE:-}" ] && [ "$(sha256sum <"$RUNC")" != "$RUNC_SUM_BEFORE" ]; then
+		fail "the runc binary $RUNC changed during the test"
+		rc=1
+	fi
+	return "$rc"
 }
 
 # ---- how runc is started ---------------------------------------------------
@@ -143,20 +148,21 @@ assert_runc_marker() {
 	[ "$1" != overlay ] || who=''
 	if ! grep -qE "msg=\"${who}cloned_binary: using ($1)\"" <<<"$text" ||
 		! grep -qF 'cloned_binary: running from sealed clone"' <<<"$text"; then
-		echo "expected the markers '${who}cloned_binary: using $1' and" \
-			"'cloned_binary: running from sealed clone' in:" >&2
-		echo "$text" >&2
-		return 1
+		batslib_print_kv_single_or_multi 8 'markers' \
+			"'${who}cloned_binary: using ($1)' and 'cloned_binary: running from sealed clone'" \
+			'log' "$text" |
+			batslib_decorate "runc init's markers are not in runc's debug log" | fail
+		return
 	fi
 	if [ "$1" = overlay ] && grep -qE 'msg="nsexec\[[0-9]+\]: cloned_binary: using ' <<<"$text"; then
-		echo "runc init cloned itself again, although runc started it from the overlay:" >&2
-		echo "$text" >&2
-		return 1
+		batslib_print_kv_single_or_multi 8 'log' "$text" |
+			batslib_decorate "runc init cloned itself again, although runc started it from the overlay" |
+			fail
+		return
 	fi
 	if grep -qF 'could not ensure we are a cloned binary' <<<"$text"; then
-		echo "runc init failed to clone itself:" >&2
-		echo "$text" >&2
-		return 1
+		batslib_print_kv_single_or_multi 8 'log' "$text" |
+			batslib_decorate "runc init failed to clone itself" | fail
 	fi
 }
 
@@ -199,10 +205,7 @@ check_clone_exe() {
 	*:overlay) [[ "$2" == "/runc" ]] ;;
 	*:memfd*) [[ "$2" == "/memfd:cloned_binary (deleted)" ]] ;;
 	*) [[ "$2" == "$STATE/$3/"*" (deleted)" ]] ;;
-	esac || {
-		echo "runc init runs from '$2', expected a $1 clone" >&2
-		return 1
-	}
+	esac || fail "runc init runs from '$2', expected a $1 clone"
 }
 
 # ---- run -------------------------------------------------------------------
@@ -212,23 +215,20 @@ check_run() {
 	as "$1" "${3:-}"
 	bundle b /bin/sh -c 'echo container-ran; env; exit 7'
 	run at_level --proc "$2" "$T/runc" --debug run -b "$T/b" ctr
-	assert_status 7
-	assert_output_contains container-ran
+	assert_failure 7
+	assert_output --partial container-ran
 	assert_runc_marker "$(method_for "$2" "${3:-}")"
 	# The loader's variables stay out of the container.
-	if grep -E '^(_CLONED_BINARY_REEXEC|_LIBCONTAINER_[A-Z]+)=' <<<"$output"; then
-		echo "loader or runc variables leaked into the container" >&2
-		return 1
-	fi
+	refute_line --regexp '^(_CLONED_BINARY_REEXEC|_LIBCONTAINER_[A-Z]+)='
 	# run removes its container.
-	[ -z "$(ls -A "$STATE")" ]
+	[ -z "$(ls -A "$STATE")" ] || fail "runc run left state behind: $(ls -A "$STATE")"
 }
 
 @test "runc --version names the memfd-toolkit loader" {
 	run "$RUNC" --version
-	assert_status 0
-	assert_output_contains "loader: sealed W^X (memfd-toolkit "
-	assert_output_contains "runc version 1.1."
+	assert_success
+	assert_output --partial "loader: sealed W^X (memfd-toolkit "
+	assert_output --partial "runc version 1.1."
 }
 
 @test "rootful runc run at vm.memfd_noexec=0 uses the overlay, no copy" {
@@ -284,8 +284,8 @@ check_exec() {
 		"$T/runc" --debug exec ctr /bin/sh -c "echo exec-ran; exit 3" || rc=$?
 		"$T/runc" delete -f ctr
 		exit $rc'
-	assert_status 3
-	assert_output_contains exec-ran
+	assert_failure 3
+	assert_output --partial exec-ran
 	assert_runc_marker "$(method_for "$2" "${3:-}")"
 	[ -z "$(ls -A "$STATE")" ]
 }
@@ -371,9 +371,9 @@ check_exec() {
 	as rootless '' 'clone[0==0x10024511]=EPERM'
 	bundle b /bin/sh -c 'echo container-ran'
 	run at_level --proc 0 "$T/runc" --debug run -b "$T/b" ctr
-	assert_status 0
-	assert_output_contains container-ran
-	assert_output_contains 'cloned_binary: overlay not possible (clone(CLONE_NEWUSER|CLONE_NEWNS) failed: Operation not permitted (no unprivileged user namespaces here'
+	assert_success
+	assert_output --partial container-ran
+	assert_output --partial 'cloned_binary: overlay not possible (clone(CLONE_NEWUSER|CLONE_NEWNS) failed: Operation not permitted (no unprivileged user namespaces here'
 	assert_runc_marker memfd-exec
 }
 
@@ -414,14 +414,11 @@ check_exec() {
 	as rootful nomemfd,notmpfile 'openat[2&0x80==0x80]=EROFS'
 	bundle b /bin/sh -c 'echo container-ran'
 	run at_level --proc 0 "$T/runc" run -b "$T/b" ctr
-	assert_status 1
-	assert_output_contains 'level=error msg="nsexec['
-	assert_output_contains 'cloned_binary: Failed to find a usable directory for the sealed copy (tmpfile); the last one tried, /dev/shm: cannot create a file there: Read-only file system'
-	assert_output_contains 'could not ensure we are a cloned binary: Read-only file system'
-	if grep -q container-ran <<<"$output"; then
-		echo "the container ran without a clone" >&2
-		return 1
-	fi
+	assert_failure 1
+	assert_output --partial 'level=error msg="nsexec['
+	assert_output --partial 'cloned_binary: Failed to find a usable directory for the sealed copy (tmpfile); the last one tried, /dev/shm: cannot create a file there: Read-only file system'
+	assert_output --partial 'could not ensure we are a cloned binary: Read-only file system'
+	refute_output --partial container-ran # not without a clone
 }
 
 @test "item 9: a sealing failure stops runc init with the loader's reason (the shim's failure path)" {
@@ -429,25 +426,36 @@ check_exec() {
 	as rootful nofsopen 'fcntl[1&0xffffffff==1033]=EPERM'
 	bundle b /bin/sh -c 'echo container-ran'
 	run at_level --proc 0 "$T/runc" run -b "$T/b" ctr
-	assert_status 1
-	assert_output_contains 'cloned_binary: Failed to seal the memfd (memfd-exec): Operation not permitted'
-	assert_output_contains 'could not ensure we are a cloned binary: Operation not permitted'
-	if grep -q container-ran <<<"$output"; then
-		echo "the container ran without a sealed clone" >&2
-		return 1
-	fi
-	[ -z "$(ls -A "$STATE")" ]
+	assert_failure 1
+	assert_output --partial 'cloned_binary: Failed to seal the memfd (memfd-exec): Operation not permitted'
+	assert_output --partial 'could not ensure we are a cloned binary: Operation not permitted'
+	refute_output --partial container-ran # not without a sealed clone
+	[ -z "$(ls -A "$STATE")" ] || fail "state left behind: $(ls -A "$STATE")"
 }
 
 # ---- create, start, delete: nothing left behind -----------------------------
 
 # Named leftovers the tmpfile methods could leave (mkostemp names its file
 # .cloned_binary-XXXXXX before unlinking it; O_TMPFILE never has a name).
+# Every loader on the machine names its copies so, and other tests make and
+# remove them meanwhile: a file counts only if it is a copy of this test's
+# runc, whole or begun (its bytes are a prefix of $RUNC).
 leftovers() {
-	local d
+	local d f
 	for d in "$T/xdg" /run /tmp /var/tmp /dev/shm; do
-		find "$d" -maxdepth 1 -name '.cloned_binary-*' 2>/dev/null
+		for f in "$d"/.cloned_binary-*; do
+			[ -f "$f" ] && cmp -s -n "$(stat -c %s "$f")" "$f" "$RUNC" && echo "$f"
+		done
 	done | sort
+}
+
+# own_mounts MOUNTINFO: the lines of a mountinfo file that name this test's
+# directories (its $T, the staged runc's directory with the bundle, which
+# is also the loader overlay's lower layer) as mount point, source or
+# option: what runc or its loader could leave attached.  In the host's
+# mount namespace others mount and unmount meanwhile, and only these count.
+own_mounts() {
+	grep -F -e "$T" -e "$(dirname "$RUNC")" -e "$BUNDLE_DIR" "$1" || :
 }
 
 # check_lifecycle MODE LEVEL [KERNEL]
@@ -472,18 +480,28 @@ check_lifecycle() {
 		done
 		"$T/runc" delete ctr
 		cat /proc/self/mountinfo >"$T/mounts.after"'
-	assert_status 0
+	assert_success
 	assert_runc_marker "$method" "$T/create.log"
 	check_clone_exe "$method" "$(cat "$T/init-exe")" ctr
 	# While runc init waited, its state directory held runc's files only.
 	if grep -v -x -e exec.fifo -e state.json "$T/statedir"; then
-		echo "unexpected files in the state directory" >&2
-		return 1
+		fail "unexpected files in the state directory (above); it held: $(cat "$T/statedir")"
 	fi
-	# No state, no mounts, no named temporary files are left.
-	[ -z "$(ls -A "$STATE")" ] || { ls -la "$STATE" >&2; return 1; }
-	diff -u "$T/mounts.before" "$T/mounts.after"
-	leftovers | diff -u "$T/leftovers.before" -
+	# No state, no mounts, no named temporary files are left.  At a level,
+	# the test had a mount namespace of its own (at_level --proc, private
+	# propagation): every mount in it is the test's.  In the host's, only
+	# the mounts that name the test's directories are.
+	[ -z "$(ls -A "$STATE")" ] || { fail "state left in $STATE: $(ls -la "$STATE")"; return; }
+	local left
+	if [ "$2" = host ]; then
+		left=$(diff -u <(own_mounts "$T/mounts.before") <(own_mounts "$T/mounts.after")) ||
+			{ fail "mounts of this test's directories left in the host's mount namespace: $left"; return; }
+	else
+		left=$(diff -u "$T/mounts.before" "$T/mounts.after") ||
+			{ fail "mounts left in the test's mount namespace: $left"; return; }
+	fi
+	left=$(leftovers | diff -u "$T/leftovers.before" -) ||
+		fail "named copies of runc left behind: $left"
 }
 
 @test "create/start/delete rootful in the initial namespaces leaves nothing" {
@@ -584,33 +602,29 @@ check_cve() {
 		cat "$T/attack.out"
 		"$T/runc" delete -f ctr
 		cat /proc/self/mountinfo >"$T/mounts.after"'
-	assert_status 0
+	assert_success
 	assert_runc_marker "$method" "$T/create.log"
 	check_clone_exe "$method" "$(cat "$T/init-exe")" ctr
 	local want
 	for want in host-write=failed direct-write=failed self-write=failed \
 		held=ok pid1=/bin/busybox handle-write=failed fds-checked; do
-		assert_output_contains "$want"
+		assert_output --partial "$want"
 	done
-	if grep -q -- '-write=ok\|fd-leak=\|WRITABLE' <<<"$output"; then
-		echo "a write attempt succeeded, or the binary leaked as an fd:" >&2
-		echo "$output" >&2
-		return 1
-	fi
+	refute_line --regexp -- '-write=ok|fd-leak=|WRITABLE' # no write, no fd of the binary
 	if [ "$method" = overlay ]; then
-		assert_output_contains "ovl-attack: defeated"
-		# Attached nowhere: no new mount on the host or in the container.
-		diff -u "$T/mounts.before" "$T/mounts.after"
-		if grep -q ' - overlay ' "$T/container-mounts"; then
-			echo "an overlay mount shows in the container:" >&2
-			cat "$T/container-mounts" >&2
-			return 1
+		assert_output --partial "ovl-attack: defeated"
+		# Attached nowhere: no new mount in the test's own mount namespace
+		# (at_level --proc), nor in the container.
+		local left
+		left=$(diff -u "$T/mounts.before" "$T/mounts.after") ||
+			fail "mounts left in the test's mount namespace: $left"
+		if grep ' - overlay ' "$T/container-mounts"; then
+			fail "an overlay mount (above) shows in the container"
 		fi
 	fi
 	# runc init holds no fd of the binary (its exe is all it needs).
 	if grep -xF -- "$(cat "$T/init-exe")" "$T/init-fds"; then
-		echo "runc init holds an fd of its binary" >&2
-		return 1
+		fail "runc init holds an fd of its binary (above)"
 	fi
 	[ "$(sha256sum <"$RUNC")" = "$RUNC_SUM_BEFORE" ]
 }

@@ -65,10 +65,7 @@ teardown() {
 		wait "$p" 2>/dev/null || true
 	done
 	[ -n "${T:-}" ] && rm -rf "$T"
-	if [ "$(host_level)" != "$HOST_LEVEL_BEFORE" ]; then
-		echo "host vm.memfd_noexec changed: $HOST_LEVEL_BEFORE -> $(host_level)" >&2
-		return 1
-	fi
+	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}"
 }
 
 # ---- helpers -----------------------------------------------------------------
@@ -140,11 +137,7 @@ stop_service() {
 	kill -"${1:-TERM}" "$SERVE_PID"
 	wait "$SERVE_PID" || rc=$?
 	SERVE_PID=
-	[ "$rc" -eq 0 ] || {
-		echo "the service exited $rc; its log:" >&2
-		cat "$T/log" >&2
-		return 1
-	}
+	[ "$rc" -eq 0 ] || fail "the service exited $rc; its log: $(cat "$T/log")"
 }
 
 # find_sleep PID: sets CPID to the first `sleep` among PID's descendants
@@ -200,34 +193,19 @@ ns_ino() {
 	stat -L -c %i "/proc/$1/ns/pid"
 }
 
-assert_reply() {
-	if ! grep -qE -- "$1" <<<"$output"; then
-		echo "expected a reply matching '$1':" >&2
-		echo "$output" >&2
-		return 1
-	fi
-}
-
+# assert_log ERE: a line of the service's log ($T/log) matches ERE.
 assert_log() {
-	if ! grep -qE -- "$1" "$T/log"; then
-		echo "expected a log line matching '$1'; the log:" >&2
-		cat "$T/log" >&2
-		return 1
-	fi
+	with_output "$(cat "$T/log")" assert_line --regexp "$1"
 }
 
 # still_serving USER: the service answers USER's request for USER's own
 # fresh container with "ok 2".
 still_serving() {
-	kill -0 "$SERVE_PID" || {
-		echo "the service died; its log:" >&2
-		cat "$T/log" >&2
-		return 1
-	}
+	kill -0 "$SERVE_PID" || { fail "the service died; its log: $(cat "$T/log")"; return; }
 	start_container "$1"
 	run client_as "$1" -p "$CPID" "$SOCK"
-	assert_status 0
-	assert_reply '^ok 2$'
+	assert_success
+	assert_line --regexp '^ok 2$'
 }
 
 # ---- the user's own container ------------------------------------------------
@@ -240,19 +218,19 @@ still_serving() {
 	[ "$(ns_level "$CPID")" = "$HOST_LEVEL_BEFORE" ]
 
 	run client_as "$TEST_USER" -p "$CPID" "$SOCK"
-	assert_status 0
-	assert_reply '^ok 2$'
+	assert_success
+	assert_line --regexp '^ok 2$'
 	[ "$(ns_level "$CPID")" = 2 ]
 	run nsenter --target "$CPID" --pid -- "$MEMFDPROBE" exec
-	assert_output_contains "memfdprobe: flags=exec result=EACCES"
+	assert_output --partial "memfdprobe: flags=exec result=EACCES"
 	[ "$(host_level)" = "$HOST_LEVEL_BEFORE" ]
 	assert_log "uid $(id -u "$TEST_USER") pid [0-9]+: raise 2 pid:\[$(ns_ino "$CPID")\]: ok: now 2 \(was $HOST_LEVEL_BEFORE\)$"
 
 	# Never lowered: 1 (and 0) afterwards are "kept 2".
 	run client_as "$TEST_USER" -m "raise 1" -p "$CPID" "$SOCK"
-	assert_reply '^kept 2$'
+	assert_line --regexp '^kept 2$'
 	run client_as "$TEST_USER" -m "raise 0" -p "$CPID" "$SOCK"
-	assert_reply '^kept 2$'
+	assert_line --regexp '^kept 2$'
 	[ "$(ns_level "$CPID")" = 2 ]
 	assert_log "raise 1 pid:\[$(ns_ino "$CPID")\]: kept: already 2$"
 	stop_service
@@ -264,12 +242,12 @@ still_serving() {
 	start_service
 	start_container "$TEST_USER"
 	run client_as "$TEST_USER" -m "raise 1" -p "$CPID" "$SOCK"
-	assert_reply '^ok 1$'
+	assert_line --regexp '^ok 1$'
 	[ "$(ns_level "$CPID")" = 1 ]
 	run nsenter --target "$CPID" --pid -- "$MEMFDPROBE" exec
-	assert_output_contains "result=ok"
+	assert_output --partial "result=ok"
 	run nsenter --target "$CPID" --pid -- "$MEMFDPROBE" none
-	assert_output_contains "exec_seal=yes"
+	assert_output --partial "exec_seal=yes"
 	stop_service
 }
 
@@ -283,14 +261,14 @@ still_serving() {
 	local b="$CPID"
 
 	run client_as "$TEST_USER" -p "$b" "$SOCK"
-	assert_status 0
-	assert_reply "^error 1 the target's PID namespace belongs to a user namespace that uid $(id -u "$TEST_USER2") created, not the client's uid $(id -u "$TEST_USER")$"
+	assert_success
+	assert_line --regexp "^error 1 the target's PID namespace belongs to a user namespace that uid $(id -u "$TEST_USER2") created, not the client's uid $(id -u "$TEST_USER")$"
 	[ "$(ns_level "$b")" = "$HOST_LEVEL_BEFORE" ]
 	assert_log "uid $(id -u "$TEST_USER") pid [0-9]+: raise 2 pid:\[$(ns_ino "$b")\]: refused: .*uid $(id -u "$TEST_USER2") created"
 
 	# B may.
 	run client_as "$TEST_USER2" -p "$b" "$SOCK"
-	assert_reply '^ok 2$'
+	assert_line --regexp '^ok 2$'
 	still_serving "$TEST_USER"
 	stop_service
 }
@@ -306,11 +284,11 @@ still_serving() {
 	for target in "-p $host_pid" "-s"; do
 		# shellcheck disable=SC2086
 		run client_as "$TEST_USER" $target "$SOCK"
-		assert_status 0
-		assert_reply '^error 1 the target is in the initial PID namespace \(the host.s\), which this service never changes$'
+		assert_success
+		assert_line --regexp '^error 1 the target is in the initial PID namespace \(the host.s\), which this service never changes$'
 	done
 	run client_as root -s "$SOCK"
-	assert_reply '^error 1 the target is in the initial PID namespace'
+	assert_line --regexp '^error 1 the target is in the initial PID namespace'
 	[ "$(host_level)" = "$HOST_LEVEL_BEFORE" ]
 	still_serving "$TEST_USER"
 	stop_service
@@ -323,10 +301,10 @@ still_serving() {
 	# -u: the client runs as PID 1 of a new user and PID namespace of its
 	# own, and names itself.
 	run client_as "$TEST_USER" -u -s "$SOCK"
-	assert_status 0
-	assert_reply "^error 1 the target is in the client's own PID namespace; only a PID namespace below it \(a container's\) may be raised$"
+	assert_success
+	assert_line --regexp "^error 1 the target is in the client's own PID namespace; only a PID namespace below it \(a container's\) may be raised$"
 	run client_as root -u -s "$SOCK"
-	assert_reply "^error 1 the target is in the client's own PID namespace"
+	assert_line --regexp "^error 1 the target is in the client's own PID namespace"
 	still_serving "$TEST_USER"
 	stop_service
 }
@@ -338,7 +316,7 @@ still_serving() {
 	start_container root
 	local r="$CPID"
 	run client_as "$TEST_USER" -p "$r" "$SOCK"
-	assert_reply "^error 1 the target's PID namespace belongs to a user namespace that uid 0 created, not the client's uid $(id -u "$TEST_USER")$"
+	assert_line --regexp "^error 1 the target's PID namespace belongs to a user namespace that uid 0 created, not the client's uid $(id -u "$TEST_USER")$"
 	[ "$(ns_level "$r")" = "$HOST_LEVEL_BEFORE" ]
 
 	# The user's own container, but named from another PID namespace of
@@ -346,16 +324,16 @@ still_serving() {
 	start_container "$TEST_USER"
 	local c="$CPID"
 	run client_as "$TEST_USER" -u -p "$c" "$SOCK"
-	assert_reply "^error 1 the target's PID namespace is not below the client's own, pid:\[[0-9]+\]$"
+	assert_line --regexp "^error 1 the target's PID namespace is not below the client's own, pid:\[[0-9]+\]$"
 	[ "$(ns_level "$c")" = "$HOST_LEVEL_BEFORE" ]
 	# The same for root, whose uid owns the sibling.
 	run client_as root -u -p "$r" "$SOCK"
-	assert_reply "^error 1 the target's PID namespace is not below the client's own"
+	assert_line --regexp "^error 1 the target's PID namespace is not below the client's own"
 	[ "$(ns_level "$r")" = "$HOST_LEVEL_BEFORE" ]
 
 	# Root, from the host, may raise root's container.
 	run client_as root -p "$r" "$SOCK"
-	assert_reply '^ok 2$'
+	assert_line --regexp '^ok 2$'
 	still_serving "$TEST_USER"
 	stop_service
 }
@@ -380,7 +358,7 @@ still_serving() {
 	level="$(ns_level "$SERVE_PID")"
 
 	run client_as root -p "$SERVE_PID" "$SOCK"
-	assert_reply '^error 1 the target is in the service.s own PID namespace, which this service never changes$'
+	assert_line --regexp '^error 1 the target is in the service.s own PID namespace, which this service never changes$'
 	[ "$(ns_level "$SERVE_PID")" = "$level" ]
 	# It serves clients in its namespace, for containers below it.
 	nsenter --target "$SERVE_PID" --pid -- \
@@ -390,7 +368,7 @@ still_serving() {
 	local inner
 	inner="$(awk '/^NSpid:/ {print $3}' "/proc/$CPID/status")"
 	run nsenter --target "$SERVE_PID" --pid -- "$CLIENT" -p "$inner" "$SOCK"
-	assert_reply '^ok 2$'
+	assert_line --regexp '^ok 2$'
 	[ "$(ns_level "$CPID")" = 2 ]
 	# A client above the service's namespace is refused: from there,
 	# NS_GET_PARENT cannot see that the target lies below the client.
@@ -399,12 +377,12 @@ still_serving() {
 	BG_PIDS+=("$!")
 	find_sleep "$!"
 	run client_as root -p "$CPID" "$SOCK"
-	assert_reply "^error 1 the target's PID namespace is not below the client's own"
+	assert_line --regexp "^error 1 the target's PID namespace is not below the client's own"
 	[ "$(ns_level "$CPID")" = "$level" ]
 	# But not the host's containers, which it cannot see.
 	start_container root
 	run client_as root -p "$CPID" "$SOCK"
-	assert_reply '^error 3 the process of the attached pidfd has exited \(or is outside the service.s PID namespace\)$'
+	assert_line --regexp '^error 3 the process of the attached pidfd has exited \(or is outside the service.s PID namespace\)$'
 	SERVE_PID= # PID 1 there: teardown kills it
 }
 
@@ -417,23 +395,23 @@ still_serving() {
 	start_container "$TEST_USER"
 
 	run client_as "$TEST_USER" -m "raise 2 $CPID" "$SOCK"
-	assert_reply "^error 22 the request \"raise 2 $CPID\" is not exactly \"raise 0\", \"raise 1\" or \"raise 2\"$"
+	assert_line --regexp "^error 22 the request \"raise 2 $CPID\" is not exactly \"raise 0\", \"raise 1\" or \"raise 2\"$"
 	run client_as "$TEST_USER" -m "raise 2" "$SOCK"
-	assert_reply '^error 9 the request carries no fd; it must carry exactly one pidfd'
+	assert_line --regexp '^error 9 the request carries no fd; it must carry exactly one pidfd'
 	run client_as "$TEST_USER" -m "raise 2 $CPID" -p "$CPID" "$SOCK"
-	assert_reply '^error 22 the request "raise 2 [0-9]+" is not exactly'
+	assert_line --regexp '^error 22 the request "raise 2 [0-9]+" is not exactly'
 	for f in "/proc/$CPID" "/proc/$CPID/ns/pid" /etc/passwd /dev/null; do
 		run client_as root -f "$f" "$SOCK"
-		assert_reply '^error 9 the attached fd is not a pidfd: attach a pidfd \(pidfd_open\(2\)\) of a process in the PID namespace to raise, never a PID$'
+		assert_line --regexp '^error 9 the attached fd is not a pidfd: attach a pidfd \(pidfd_open\(2\)\) of a process in the PID namespace to raise, never a PID$'
 	done
 	run client_as "$TEST_USER" -p "$CPID" -p "$CPID" "$SOCK"
-	assert_reply '^error 22 the request carries 2 fds; it must carry exactly one pidfd$'
+	assert_line --regexp '^error 22 the request carries 2 fds; it must carry exactly one pidfd$'
 	run client_as "$TEST_USER" -p "$CPID" -f /etc/passwd "$SOCK"
-	assert_reply '^error 22 the request carries 2 fds'
+	assert_line --regexp '^error 22 the request carries 2 fds'
 	local many=()
 	for i in $(seq 20); do many+=(-p "$CPID"); done
 	run client_as "$TEST_USER" "${many[@]}" "$SOCK"
-	assert_reply '^error 22 the request carries more than 16 fds'
+	assert_line --regexp '^error 22 the request carries more than 16 fds'
 
 	[ "$(ns_level "$CPID")" = "$HOST_LEVEL_BEFORE" ]
 	still_serving "$TEST_USER"
@@ -444,8 +422,8 @@ still_serving() {
 	requires_users || return 1
 	start_service
 	run client_as "$TEST_USER" -e "$SOCK"
-	assert_status 0
-	assert_reply '^error 3 the process of the attached pidfd has exited \(or is outside the service.s PID namespace\)$'
+	assert_success
+	assert_line --regexp '^error 3 the process of the attached pidfd has exited \(or is outside the service.s PID namespace\)$'
 	assert_log "uid $(id -u "$TEST_USER") pid [0-9]+: raise 2 pid:\[\?\]: refused: the process of the attached pidfd has exited \(or is outside the service.s PID namespace\)$"
 	still_serving "$TEST_USER"
 	stop_service
@@ -461,28 +439,28 @@ still_serving() {
 		"raise 2 " "RAISE 2" "raise" "raise " "lower 0" "raise 2x" "raise +2" \
 		"raise 1;2" "raise ２"; do
 		run client_as "$TEST_USER" -m "$m" -p "$CPID" "$SOCK"
-		assert_status 0
-		assert_reply '^error 22 the request ".*" is not exactly "raise 0", "raise 1" or "raise 2"$'
+		assert_success
+		assert_line --regexp '^error 22 the request ".*" is not exactly "raise 0", "raise 1" or "raise 2"$'
 	done
 	# Garbage bytes, a NUL after the digit, an empty message.
 	for h in 00 ff00fe7f0a0d1b5b 7261697365203200 ""; do
 		run client_as "$TEST_USER" -x "$h" -p "$CPID" "$SOCK"
-		assert_reply '^error 22 the request ".*" is not exactly'
+		assert_line --regexp '^error 22 the request ".*" is not exactly'
 	done
 	run client_as "$TEST_USER" -x 7261697365203200 -p "$CPID" "$SOCK"
-	assert_reply '^error 22 the request "raise 2\\x00" is not exactly'
+	assert_line --regexp '^error 22 the request "raise 2\\x00" is not exactly'
 	# Longer than a message may be.
 	run client_as "$TEST_USER" -m "raise 2$(printf '%*s' 2000 '')" -p "$CPID" "$SOCK"
-	assert_reply '^error 90 the request is longer than 1024 bytes'
+	assert_line --regexp '^error 90 the request is longer than 1024 bytes'
 	# A newline in the request never reaches the log as a line of its own.
 	run client_as "$TEST_USER" -m $'raise 2\nmemfd-noexec serve: forged' -p "$CPID" "$SOCK"
-	assert_reply '^error 22 the request "raise 2\\x0amemfd-noexec serve: forged" is not exactly'
-	! grep -q '^memfd-noexec serve: forged' "$T/log"
+	assert_line --regexp '^error 22 the request "raise 2\\x0amemfd-noexec serve: forged" is not exactly'
+	with_output "$(cat "$T/log")" refute_line --regexp '^memfd-noexec serve: forged'
 
 	[ "$(ns_level "$CPID")" = "$HOST_LEVEL_BEFORE" ]
 	# A connection that says nothing gets an error after about a second.
 	run client_as "$TEST_USER" -q "$SOCK"
-	assert_reply '^error 110 no request within 1000 ms$'
+	assert_line --regexp '^error 110 no request within 1000 ms$'
 	still_serving "$TEST_USER"
 	stop_service
 }
@@ -499,12 +477,10 @@ still_serving() {
 	t0=$(date +%s%N)
 	run client_as "$TEST_USER" -p "$CPID" "$SOCK"
 	t1=$(date +%s%N)
-	assert_reply '^ok 2$'
+	assert_line --regexp '^ok 2$'
 	# Answered well before the silent one's 1 s timeout.
-	[ $(((t1 - t0) / 1000000)) -lt 700 ] || {
-		echo "took $(((t1 - t0) / 1000000)) ms" >&2
-		return 1
-	}
+	[ $(((t1 - t0) / 1000000)) -lt 700 ] ||
+		fail "the reply took $(((t1 - t0) / 1000000)) ms, with a silent client waiting"
 	wait "$silent"
 	grep -qx 'error 110 no request within 1000 ms' "$T/silent"
 	stop_service
@@ -518,24 +494,24 @@ still_serving() {
 	start_service --allow-user root
 	start_container "$TEST_USER"
 	run client_as "$TEST_USER" -p "$CPID" "$SOCK"
-	assert_reply "^error 13 uid $(id -u "$TEST_USER") may not use this service: it is not among its --allow-user and --allow-group; ask the administrator$"
+	assert_line --regexp "^error 13 uid $(id -u "$TEST_USER") may not use this service: it is not among its --allow-user and --allow-group; ask the administrator$"
 	[ "$(ns_level "$CPID")" = "$HOST_LEVEL_BEFORE" ]
 	assert_log "uid $(id -u "$TEST_USER") pid [0-9]+: raise \? pid:\[\?\]: refused: uid [0-9]+ may not use this service"
 	start_container root
 	run client_as root -p "$CPID" "$SOCK"
-	assert_reply '^ok 2$'
+	assert_line --regexp '^ok 2$'
 	stop_service
 
 	# By number, and by group (the user's primary group).
 	start_service --allow-user "$(id -u "$TEST_USER2")" --allow-group "$(id -gn "$TEST_USER")"
 	start_container "$TEST_USER"
 	run client_as "$TEST_USER" -p "$CPID" "$SOCK"
-	assert_reply '^ok 2$'
+	assert_line --regexp '^ok 2$'
 	start_container "$TEST_USER2"
 	run client_as "$TEST_USER2" -p "$CPID" "$SOCK"
-	assert_reply '^ok 2$'
+	assert_line --regexp '^ok 2$'
 	run client_as root -s "$SOCK"
-	assert_reply '^error 13 uid 0 may not use this service'
+	assert_line --regexp '^error 13 uid 0 may not use this service'
 	stop_service
 
 	# A supplementary group counts too (SO_PEERGROUPS).
@@ -543,55 +519,56 @@ still_serving() {
 	start_container "$TEST_USER2"
 	run setpriv --reuid="$TEST_USER2" --regid="$TEST_USER2" \
 		--groups="$(id -g "$TEST_USER")" --inh-caps=-all -- "$U_CLIENT" -p "$CPID" "$SOCK"
-	assert_reply '^ok 2$'
+	assert_line --regexp '^ok 2$'
 	run client_as "$TEST_USER2" -p "$CPID" "$SOCK"
-	assert_reply '^error 13 '
+	assert_line --regexp '^error 13 '
 	stop_service
 }
 
 @test "serve: unknown users and groups, bad options: refused at start" {
 	run timeout 10 "$MEMFD_NOEXEC" serve --socket "$SOCK" --allow-user no-such-user-xyz
-	assert_status 2
-	assert_output_contains "unknown user 'no-such-user-xyz' in --allow-user"
+	assert_failure 2
+	assert_output --partial "unknown user 'no-such-user-xyz' in --allow-user"
 	run timeout 10 "$MEMFD_NOEXEC" serve --socket "$SOCK" --allow-group no-such-group-xyz
-	assert_status 2
-	assert_output_contains "unknown group 'no-such-group-xyz' in --allow-group"
+	assert_failure 2
+	assert_output --partial "unknown group 'no-such-group-xyz' in --allow-group"
 	run timeout 10 "$MEMFD_NOEXEC" serve --socket "$SOCK" --allow-user 4294967295
-	assert_status 2
+	assert_failure 2
 	run timeout 10 "$MEMFD_NOEXEC" serve --socket "$SOCK" --bogus
-	assert_status 2
-	assert_output_contains "unknown option '--bogus'"
+	assert_failure 2
+	assert_output --partial "unknown option '--bogus'"
 	run timeout 10 "$MEMFD_NOEXEC" serve --socket "$SOCK" extra
-	assert_status 2
+	assert_failure 2
 	run timeout 10 "$MEMFD_NOEXEC" serve --socket "$T/$(printf '%*s' 120 '' | tr ' ' x)"
-	assert_status 2
-	assert_output_contains "invalid --socket"
+	assert_failure 2
+	assert_output --partial "invalid --socket"
 	run timeout 10 env MEMFD_NOEXEC_SERVE_FEATURES=-bogus "$MEMFD_NOEXEC" serve --socket "$SOCK"
-	assert_status 2
-	assert_output_contains "invalid MEMFD_NOEXEC_SERVE_FEATURES item '-bogus'"
+	assert_failure 2
+	assert_output --partial "invalid MEMFD_NOEXEC_SERVE_FEATURES item '-bogus'"
 	[ ! -e "$SOCK" ]
 	run "$MEMFD_NOEXEC" serve --help
-	assert_status 0
-	assert_output_contains "Usage: memfd-noexec serve"
+	assert_success
+	assert_output --partial "Usage: memfd-noexec serve"
 	run "$MEMFD_NOEXEC" --help
-	assert_output_contains "serve [--socket PATH]"
+	assert_success
+	assert_output --partial "serve [--socket PATH]"
 }
 
 @test "serve: refuses to run unless global root" {
 	requires_users || return 1
 	run timeout 10 setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --inh-caps=-all -- "$U_MEMFD_NOEXEC" serve --socket "$SOCK"
-	assert_status 1
-	assert_output_contains "must run as global root"
-	assert_output_contains "euid is not 0"
+	assert_failure 1
+	assert_output --partial "must run as global root"
+	assert_output --partial "euid is not 0"
 	run timeout 10 setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --inh-caps=-all -- unshare --user --map-root-user -- "$U_MEMFD_NOEXEC" serve --socket "$SOCK"
-	assert_status 1
-	assert_output_contains "in a user namespace, whose root is not global root"
+	assert_failure 1
+	assert_output --partial "in a user namespace, whose root is not global root"
 	run timeout 10 unshare --user --map-root-user -- "$MEMFD_NOEXEC" serve --socket "$SOCK"
-	assert_status 1
-	assert_output_contains "must run as global root"
+	assert_failure 1
+	assert_output --partial "must run as global root"
 	run timeout 10 setpriv --inh-caps=-all --bounding-set=-sys_admin -- "$MEMFD_NOEXEC" serve --socket "$SOCK"
-	assert_status 1
-	assert_output_contains "CAP_SYS_ADMIN"
+	assert_failure 1
+	assert_output --partial "CAP_SYS_ADMIN"
 	[ ! -e "$SOCK" ]
 }
 
@@ -619,10 +596,7 @@ still_serving() {
 		pids+=("$!")
 	done
 	for i in "${pids[@]}"; do
-		wait "$i" || {
-			echo "a client got no reply" >&2
-			return 1
-		}
+		wait "$i" || { fail "a client got no reply"; return; }
 	done
 	out="$(cat "$T"/out.*)"
 	[ "$(grep -cE '^(ok 2|kept 2|error [0-9]+ .+)$' <<<"$out")" -eq 200 ]
@@ -636,11 +610,8 @@ still_serving() {
 	[ "$(grep -c ': raise' "$T/log")" -eq 200 ]
 
 	after="$(ls "/proc/$SERVE_PID/fd" | wc -l)"
-	[ "$after" -eq "$before" ] || {
-		echo "fds: $before before, $after after" >&2
-		ls -l "/proc/$SERVE_PID/fd" >&2
-		return 1
-	}
+	[ "$after" -eq "$before" ] ||
+		fail "the service has $after fds after the requests, $before before: $(ls -l "/proc/$SERVE_PID/fd")"
 	[ "$(ns_level "$CPID")" = 2 ]
 	still_serving "$TEST_USER"
 	stop_service
@@ -662,9 +633,9 @@ still_serving() {
 	# Meanwhile another uid is served, without waiting for them.
 	start_container "$TEST_USER2"
 	run timeout 0.9 "$CLIENT" -p "$CPID" "$SOCK"
-	assert_reply '^error 1 ' # root: the container is cbtest2's
+	assert_line --regexp '^error 1 ' # root: the container is cbtest2's
 	run client_as "$TEST_USER2" -p "$CPID" "$SOCK"
-	assert_reply '^ok 2$'
+	assert_line --regexp '^ok 2$'
 	wait "$silent"
 	[ "$(grep -c "^error 11 uid $(id -u "$TEST_USER") has too many connections without a request" "$T/silent")" -eq 6 ]
 	[ "$(grep -c '^error 110 no request within 1000 ms$' "$T/silent")" -eq 64 ]
@@ -675,14 +646,13 @@ still_serving() {
 	requires_users || return 1
 	start_service
 	run --separate-stderr client_as "$TEST_USER" -m garbage "$SOCK"
-	assert_reply '^error 22 '
+	assert_line --regexp '^error 22 '
 	local pid
+	# shellcheck disable=SC2154 # bats' run --separate-stderr sets $stderr
 	pid="$(sed -n 's/^client pid //p' <<<"$stderr")"
-	[ -n "$pid" ]
-	grep -qxF "memfd-noexec serve: uid $(id -u "$TEST_USER") pid $pid: raise ? pid:[?]: refused: the request \"garbage\" is not exactly \"raise 0\", \"raise 1\" or \"raise 2\"" "$T/log" || {
-		cat "$T/log" >&2
-		return 1
-	}
+	[ -n "$pid" ] || fail "serve-client printed no 'client pid' line: $stderr"
+	with_output "$(cat "$T/log")" \
+		assert_line "memfd-noexec serve: uid $(id -u "$TEST_USER") pid $pid: raise ? pid:[?]: refused: the request \"garbage\" is not exactly \"raise 0\", \"raise 1\" or \"raise 2\""
 	# From a child PID namespace: the PID as the service sees it.
 	run --separate-stderr client_as "$TEST_USER" -u -s "$SOCK"
 	pid="$(sed -n 's/^client pid //p' <<<"$stderr")"
@@ -712,31 +682,31 @@ still_serving() {
 	# A file: refused, left alone.
 	echo precious >"$SOCK"
 	run timeout 10 "$MEMFD_NOEXEC" serve --socket "$SOCK"
-	assert_status 1
-	assert_output_contains "Refusing to replace $SOCK: it is not a socket of ours (a file owned by uid 0)"
+	assert_failure 1
+	assert_output --partial "Refusing to replace $SOCK: it is not a socket of ours (a file owned by uid 0)"
 	[ "$(cat "$SOCK")" = precious ]
 	rm "$SOCK"
 	# A symlink to a socket: refused.
 	python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET).bind(sys.argv[1])' "$T/real"
 	ln -s "$T/real" "$SOCK"
 	run timeout 10 "$MEMFD_NOEXEC" serve --socket "$SOCK"
-	assert_status 1
-	assert_output_contains "not a socket of ours"
+	assert_failure 1
+	assert_output --partial "not a socket of ours"
 	rm "$SOCK"
 	# Another user's stale socket: refused.
 	install -d -o "$TEST_USER" -m 0755 "$T/u"
 	run_as "$TEST_USER" "$PYTHON3" -c 'import socket,sys; socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET).bind(sys.argv[1])' "$T/u/sock"
 	run timeout 10 "$MEMFD_NOEXEC" serve --socket "$T/u/sock"
-	assert_status 1
-	assert_output_contains "(a socket owned by uid $(id -u "$TEST_USER"))"
+	assert_failure 1
+	assert_output --partial "(a socket owned by uid $(id -u "$TEST_USER"))"
 	[ -S "$T/u/sock" ]
 	# Our own stale one: replaced.
 	python3 -c 'import socket,sys; socket.socket(socket.AF_UNIX, socket.SOCK_SEQPACKET).bind(sys.argv[1])' "$SOCK"
 	start_service
 	# A live one: refused, and the live one keeps serving.
 	run timeout 10 "$MEMFD_NOEXEC" serve --socket "$SOCK"
-	assert_status 1
-	assert_output_contains "Refusing to replace the socket $SOCK: a service listens there"
+	assert_failure 1
+	assert_output --partial "Refusing to replace the socket $SOCK: a service listens there"
 	[ -S "$SOCK" ]
 	still_serving "$TEST_USER"
 	stop_service
@@ -779,13 +749,13 @@ activate() {
 
 	# Not a SOCK_SEQPACKET socket: refused.
 	run timeout 10 python3 -c "$ACTIVATE_PY" stream "$SOCK" "$MEMFD_NOEXEC" serve 3>&-
-	assert_status 1
-	assert_output_contains "fd 3 from socket activation is not a SOCK_SEQPACKET Unix socket"
+	assert_failure 1
+	assert_output --partial "fd 3 from socket activation is not a SOCK_SEQPACKET Unix socket"
 	rm "$SOCK"
 	# Both --socket and activation: refused.
 	run timeout 10 python3 -c "$ACTIVATE_PY" seqpacket "$SOCK" "$MEMFD_NOEXEC" serve --socket "$T/other" 3>&-
-	assert_status 1
-	assert_output_contains "both --socket $T/other and socket activation"
+	assert_failure 1
+	assert_output --partial "both --socket $T/other and socket activation"
 	rm "$SOCK"
 	# LISTEN_PID names another process: not ours, so it binds --socket.
 	LISTEN_FDS=1 LISTEN_PID=1 "$MEMFD_NOEXEC" serve --socket "$SOCK" 2>"$T/log" 3>&- &
@@ -804,18 +774,18 @@ activate() {
 		start_service
 	start_container "$TEST_USER"
 	run client_as "$TEST_USER" -p "$CPID" "$SOCK"
-	assert_reply '^ok 2$'
+	assert_line --regexp '^ok 2$'
 	assert_log '^memfd-noexec serve: using pidfd_open for the client$'
 	assert_log '^memfd-noexec serve: using /proc for a PID namespace$'
 	run client_as "$TEST_USER2" -p "$CPID" "$SOCK"
-	assert_reply "^error 1 the target's PID namespace belongs to a user namespace that uid $(id -u "$TEST_USER") created"
+	assert_line --regexp "^error 1 the target's PID namespace belongs to a user namespace that uid $(id -u "$TEST_USER") created"
 	run client_as "$TEST_USER" -u -s "$SOCK"
-	assert_reply "^error 1 the target is in the client's own PID namespace"
+	assert_line --regexp "^error 1 the target is in the client's own PID namespace"
 	start_container "$TEST_USER"
 	run client_as "$TEST_USER" -u -p "$CPID" "$SOCK"
-	assert_reply "^error 1 the target's PID namespace is not below the client's own"
+	assert_line --regexp "^error 1 the target's PID namespace is not below the client's own"
 	run client_as "$TEST_USER" -e "$SOCK"
-	assert_reply '^error 3 '
+	assert_line --regexp '^error 3 '
 	stop_service
 }
 
@@ -843,7 +813,7 @@ unit_bounding_set() {
 	still_serving "$TEST_USER"
 	start_container "$TEST_USER2"
 	run client_as "$TEST_USER" -p "$CPID" "$SOCK"
-	assert_reply '^error 1 '
+	assert_line --regexp '^error 1 '
 	stop_service
 }
 
@@ -854,17 +824,13 @@ unit_bounding_set() {
 	sed -i "s|^ExecStart=/usr/local/bin/memfd-noexec |ExecStart=$MEMFD_NOEXEC |" "$T/memfd-noexec.service"
 	grep -q "^ExecStart=$MEMFD_NOEXEC serve$" "$T/memfd-noexec.service"
 	run systemd-analyze verify "$T/memfd-noexec.socket" "$T/memfd-noexec.service"
-	assert_status 0
-	[ -z "$output" ] || {
-		echo "systemd-analyze verify complained:" >&2
-		echo "$output" >&2
-		return 1
-	}
+	assert_success
+	refute_output # systemd-analyze verify complains on stdout/stderr
 	grep -qx 'ListenSequentialPacket=/run/memfd-noexec.sock' "$UNITS/memfd-noexec.socket"
 	grep -qx 'SocketMode=0666' "$UNITS/memfd-noexec.socket"
 	grep -qx 'Accept=no' "$UNITS/memfd-noexec.socket"
 	grep -qx 'ExecStart=/usr/local/bin/memfd-noexec serve' "$UNITS/memfd-noexec.service"
 	# Settings that would break it must stay out.
-	! grep -qE '^(ProtectKernelTunables=yes|ProtectProc=invisible|ProcSubset=pid|PrivatePIDs=yes|PrivateUsers=yes|DynamicUser=yes)' \
-		"$UNITS/memfd-noexec.service"
+	with_output "$(cat "$UNITS/memfd-noexec.service")" refute_line --regexp \
+		'^(ProtectKernelTunables=yes|ProtectProc=invisible|ProcSubset=pid|PrivatePIDs=yes|PrivateUsers=yes|DynamicUser=yes)'
 }

@@ -50,7 +50,7 @@ teardown() {
 		esac
 	done <"$TEST_DIRS"
 	# The host's value must never change, whatever a test did.
-	[ "$(host_level)" = "$HOST_LEVEL_BEFORE" ]
+	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}"
 }
 
 requires_evilfs() {
@@ -74,13 +74,13 @@ new_dir() {
 # start_evilfs MNT [--claim-root] [--direct-io]: mounts evilfs on MNT
 # (root, allow_other) and waits until the mount is there.
 start_evilfs() {
-	local mnt="$1" i
+	local mnt="$1"
 	shift
 	"$EVILFS" -f -o allow_other --payload="$PAYLOAD" "$@" "$mnt" \
 		>"$BATS_TEST_TMPDIR/evilfs.log" 2>&1 3>&- &
 	EVILFS_PID=$!
 	EVILFS_MNT="$mnt"
-	for i in $(seq 100); do
+	for _ in $(seq 100); do
 		# 0x65735546: FUSE_SUPER_MAGIC
 		[ "$(stat -f -c %t "$mnt")" = 65735546 ] && return 0
 		kill -0 "$EVILFS_PID" 2>/dev/null || break
@@ -102,36 +102,27 @@ stop_evilfs() {
 
 # refute_payload: the payload never ran (no marker file, no PWNED line).
 refute_payload() {
-	if [ -e "$PWNED" ] || grep -q PWNED <<<"$output"; then
-		echo "the FUSE payload ran (marker: $(cat "$PWNED" 2>/dev/null)):" >&2
-		echo "$output" >&2
-		return 1
-	fi
+	[ ! -e "$PWNED" ] || { fail "the FUSE payload ran (marker: $(cat "$PWNED"))"; return; }
+	refute_output --partial PWNED
 }
 
 # assert_skipped DIR KEYWORD: the debug line "cloned_binary: skipping DIR: "
 # naming the rule.
 assert_skipped() {
 	local line
-	line="$(grep -F "cloned_binary: skipping $1: " <<<"$output")"
-	if [ -z "$line" ] || ! grep -qF -- "$2" <<<"$line"; then
-		echo "expected 'cloned_binary: skipping $1: ...$2...' in:" >&2
-		echo "$output" >&2
-		return 1
-	fi
+	line="$(grep -F "cloned_binary: skipping $1: " <<<"$output")" || :
+	[ -n "$line" ] && grep -qF -- "$2" <<<"$line" && return
+	batslib_print_kv_single_or_multi 8 'line' "cloned_binary: skipping $1: ...$2..." 'output' "$output" |
+		batslib_decorate "the loader did not skip the directory for that reason" | fail
 }
 
 # assert_refused DIR KEYWORD: exit 126, the message names DIR and the rule,
 # and the program never ran.
 assert_refused() {
-	assert_status 126
-	assert_output_contains "$1"
-	assert_output_contains "$2"
-	if grep -q '^selfcheck: ' <<<"$output"; then
-		echo "the program ran although $1 was refused:" >&2
-		echo "$output" >&2
-		return 1
-	fi
+	assert_failure 126
+	assert_output --partial "$1"
+	assert_output --partial "$2"
+	refute_line --regexp '^selfcheck: ' # the program never ran
 }
 
 # exe_of_selfcheck: the path selfcheck ran from ("/dir/#123 (deleted)").
@@ -144,15 +135,11 @@ exe_of_selfcheck() {
 assert_sealed_copy_in() {
 	local exe
 	exe="$(exe_of_selfcheck)"
-	assert_output_contains "nlink=0 method=tmpfile"
-	assert_output_contains "selfcheck: ok"
+	assert_output --partial "nlink=0 method=tmpfile"
+	assert_output --partial "selfcheck: ok"
 	case "$exe" in
 	"$1"/*) ;;
-	*)
-		echo "expected the copy in $1, it ran from '$exe':" >&2
-		echo "$output" >&2
-		return 1
-		;;
+	*) fail "expected the copy in $1, it ran from '$exe'; its output: $output" ;;
 	esac
 }
 
@@ -161,14 +148,10 @@ assert_sealed_copy_in() {
 assert_sealed_copy_outside() {
 	local exe
 	exe="$(exe_of_selfcheck)"
-	assert_output_contains "nlink=0 method=tmpfile"
-	assert_output_contains "selfcheck: ok"
+	assert_output --partial "nlink=0 method=tmpfile"
+	assert_output --partial "selfcheck: ok"
 	case "$exe" in
-	"$1"/* | "")
-		echo "expected the copy outside $1, it ran from '$exe':" >&2
-		echo "$output" >&2
-		return 1
-		;;
+	"$1"/* | "") fail "expected the copy outside $1, it ran from '$exe'; its output: $output" ;;
 	esac
 }
 
@@ -176,11 +159,7 @@ assert_sealed_copy_outside() {
 assert_no_leftover() {
 	local left
 	left="$(find "$1" -name '.cloned_binary-*')"
-	if [ -n "$left" ]; then
-		echo "copies left behind in $1:" >&2
-		ls -la "$1" >&2
-		return 1
-	fi
+	[ -z "$left" ] || fail "copies left behind in $1: $left"
 }
 
 @test "evilfs control: a file chmod'ed 0500 serves the payload, nlink and mode stay honest" {
@@ -199,16 +178,16 @@ assert_no_leftover() {
 		[ "$(stat -c %a:%h:%s "$mnt/prog")" = "500:1:$(stat -c %s "$SELFCHECK")" ]
 		cmp -n "$(stat -c %s "$PAYLOAD")" "$PAYLOAD" "$mnt/prog"
 		run env EVILFS_MARKER="$PWNED" "$mnt/prog"
-		assert_status 0
-		assert_output_contains "PWNED uid=0"
+		assert_success
+		assert_output --partial "PWNED uid=0"
 		[ "$(cat "$PWNED")" = "PWNED uid=0" ]
 		rm -f "$PWNED"
 		# Unlinked while open: nlink 0, and the payload still served.
 		run sh -c 'exec 3<"$1" && rm -f "$1" && stat -L -c %h /proc/self/fd/3 &&
 			cmp -n "$(stat -c %s "$2")" "$2" /proc/self/fd/3 && echo same' \
 			sh "$mnt/prog" "$PAYLOAD"
-		assert_status 0
-		[ "$output" = "$(printf '0\nsame')" ]
+		assert_success
+		assert_output "$(printf '0\nsame')"
 		[ -z "$(ls -A "$mnt")" ]
 		# --claim-root: the directory and files say root, 0755.
 		stop_evilfs
@@ -243,7 +222,7 @@ assert_no_leftover() {
 			echo "evilfs $opt, $how: status $status"
 			echo "$output"
 			refute_payload
-			assert_status 0
+			assert_success
 			if [ "$opt" = --claim-root ]; then
 				assert_skipped "$mnt" fuse
 			else
@@ -283,7 +262,7 @@ assert_no_leftover() {
 		d="$(new_dir "$base" 0700 root)"
 		run "$SEALEXEC" --debug --method=tmpfile --tmpdir="$d" "$SELFCHECK" --expect-method=tmpfile
 		echo "root, own $d: $output"
-		assert_status 0
+		assert_success
 		assert_marker tmpfile
 		assert_sealed_copy_in "$d"
 
@@ -298,14 +277,14 @@ assert_no_leftover() {
 		d="$(new_dir "$base" 0700 "$TEST_USER")"
 		run as_user "$U_SEALEXEC" --debug --method=tmpfile --tmpdir="$d" "$U_SELFCHECK" --expect-method=tmpfile
 		echo "user, own $d: $output"
-		assert_status 0
+		assert_success
 		assert_marker tmpfile
 		assert_sealed_copy_in "$d"
 
 		d="$(new_dir "$base" 01777 root)"
 		run as_user "$U_SEALEXEC" --debug --method=tmpfile --tmpdir="$d" "$U_SELFCHECK" --expect-method=tmpfile
 		echo "user, root's sticky $d: $output"
-		assert_status 0
+		assert_success
 		assert_sealed_copy_in "$d"
 
 		d="$(new_dir "$base" 01777 nobody)"
@@ -324,7 +303,7 @@ assert_no_leftover() {
 			run env -u SEALEXEC_TMPDIR -u XDG_RUNTIME_DIR "$var=$d" \
 				"$SEALEXEC" --debug --method=tmpfile "$SELFCHECK" --expect-method=tmpfile
 			echo "$var=$d: $output"
-			assert_status 0
+			assert_success
 			assert_skipped "$d" "owned by uid"
 			assert_marker tmpfile
 			assert_sealed_copy_outside "$d"
@@ -334,7 +313,7 @@ assert_no_leftover() {
 		run as_user env -u SEALEXEC_TMPDIR XDG_RUNTIME_DIR="$d" \
 			"$U_SEALEXEC" --debug --method=tmpfile "$U_SELFCHECK" --expect-method=tmpfile
 		echo "user, XDG_RUNTIME_DIR=$d: $output"
-		assert_status 0
+		assert_success
 		assert_marker tmpfile
 		assert_sealed_copy_in "$d"
 	done
@@ -354,7 +333,7 @@ assert_no_leftover() {
 			d="$(new_dir "$base" "$mode" root)"
 			run "$SEALEXEC" --debug --method=tmpfile --tmpdir="$d" "$SELFCHECK" --expect-method=tmpfile
 			echo "root, $mode $d: $output"
-			assert_status 0
+			assert_success
 			assert_marker tmpfile
 			assert_sealed_copy_in "$d"
 		done
@@ -363,7 +342,7 @@ assert_no_leftover() {
 		run env -u XDG_RUNTIME_DIR SEALEXEC_TMPDIR="$d" \
 			"$SEALEXEC" --debug --method=tmpfile "$SELFCHECK" --expect-method=tmpfile
 		echo "root, SEALEXEC_TMPDIR=$d: $output"
-		assert_status 0
+		assert_success
 		assert_skipped "$d" "writable by group or others"
 		assert_sealed_copy_outside "$d"
 		# The user's own directory, world-writable.
@@ -395,7 +374,7 @@ item6_check() {
 		"$SEALEXEC" --debug "$SELFCHECK" --expect-method=tmpfile
 	echo "root, SEALEXEC_TMPDIR=$d: $output"
 	assert_no_leftover "$d"
-	assert_status 0
+	assert_success
 	assert_skipped "$d" append-only
 	assert_marker mkostemp
 	assert_sealed_copy_outside "$d"

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
+# shellcheck shell=bash
 # Shared by tests/bench/runc-start.sh and runc-memory.sh (sourced, not
 # run).  Benchmarks print numbers; they never pass or fail on them.
 #

@@ -66,7 +66,7 @@ if [ "${1:-}" = __mem ]; then
 			link=$(readlink "/proc/$pid/exe")
 			read -r ino nlink dev < <(stat -L -c '%i %h %d' "/proc/$pid/exe")
 			fstype=$(stat -L -f -c %T "/proc/$pid/exe")
-			kind=file
+			kind='file'
 			case "$link" in
 			/memfd:*) kind=memfd ;;
 			*) [ "$nlink" -ne 0 ] || kind=unlinked ;;

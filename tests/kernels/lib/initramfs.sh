@@ -19,7 +19,13 @@ KTEST_UID=1000
 
 TEST_BINARIES=(sealexec selfcheck fakekernel cbtest-attack memfd-noexec)
 
-is_static() { ! readelf -lW "$1" 2>/dev/null | grep -q 'Requesting program interpreter'; }
+# (Not readelf | grep -q: under run.sh's pipefail, readelf's SIGPIPE after
+# grep's match would turn a dynamic binary into a static one.)
+is_static() {
+	local headers
+	headers=$(readelf -lW "$1" 2>/dev/null) || true
+	! grep -q 'Requesting program interpreter' <<<"$headers"
+}
 
 find_binary() { # find_binary NAME: path in BUILD_DIR, shallowest first
 	[ -d "$BUILD_DIR" ] || return 0

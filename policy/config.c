@@ -7,9 +7,15 @@
  *   linux.sysctl["vm.memfd_noexec"]   (what OCI sysctls look like)
  *   linux.sysctl["vm/memfd_noexec"]   (runc maps '.' to '/' when it writes
  *                                      sysctls, so this names the same file)
- * Several present must agree.  Go's encoding/json (runc) lets null stand
- * for an absent object, so null "annotations", "linux" or "linux.sysctl"
- * count as absent; any other non-object is refused.
+ * (POLICY_ANNOTATION, POLICY_SYSCTL, POLICY_SYSCTL_SLASH.)  Several present
+ * must agree.  Go's encoding/json (runc) lets null stand for an absent
+ * object, so null "annotations", "linux" or "linux.sysctl" count as
+ * absent; any other non-object is refused.
+ *
+ * With a level above 0, whether the container keeps CAP_SYS_ADMIN matters
+ * (nsexec/apply.c): each entry of process.capabilities.bounding is read
+ * as the runtimes read it (policy_capability_value(), by number), and an
+ * entry that none of them accepts is refused rather than guessed at.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/capability.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -43,22 +50,65 @@ enum {
 /* Names for messages, by capture. */
 static const char *const cap_names[_CAP_MAX] = {
 	[CAP_ANNOTATIONS] = "\"annotations\"",
-	[CAP_ANNOTATION] = "annotations[\"memfd_noexec\"]",
+	[CAP_ANNOTATION] = "annotations[\"" POLICY_ANNOTATION "\"]",
 	[CAP_LINUX] = "\"linux\"",
 	[CAP_SYSCTLS] = "linux.sysctl",
-	[CAP_SYSCTL_DOT] = "linux.sysctl[\"vm.memfd_noexec\"]",
-	[CAP_SYSCTL_SLASH] = "linux.sysctl[\"vm/memfd_noexec\"]",
+	[CAP_SYSCTL_DOT] = "linux.sysctl[\"" POLICY_SYSCTL "\"]",
+	[CAP_SYSCTL_SLASH] = "linux.sysctl[\"" POLICY_SYSCTL_SLASH "\"]",
 	[CAP_CAPABILITIES] = "process.capabilities",
 	[CAP_BOUNDING] = "process.capabilities.bounding",
 };
 
+/*
+ * What the entries of process.capabilities.bounding say, collected during
+ * the scan (the request may come later in the document).
+ */
+struct bounding {
+	bool sys_admin;	  /* an entry reads as CAP_SYS_ADMIN */
+	bool bad;	  /* an entry that no runtime accepts: */
+	size_t bad_index; /* the first one */
+	enum policy_json_type bad_type;
+	char *bad_quoted; /* a string's text, quoted */
+};
+
+static int on_bounding_entry(void *userdata, size_t index, enum policy_json_type type,
+			     const char *text, size_t len, struct mt_error **err)
+{
+	struct bounding *b = userdata;
+	_cleanup_free_ char *name = NULL;
+	int v = -EINVAL;
+
+	if (type == POLICY_JSON_STRING) {
+		/* As a C runtime sees it: up to a NUL byte, if it holds one. */
+		name = strndup(text, len);
+		if (!name)
+			return mt_error_set(err, -ENOMEM, "Failed to read %s: %s",
+					    "process.capabilities.bounding", strerror(ENOMEM));
+		v = policy_capability_value(name);
+		if (v == CAP_SYS_ADMIN)
+			b->sys_admin = true;
+	}
+	if (v >= 0 || b->bad)
+		return 0;
+	b->bad = true;
+	b->bad_index = index;
+	b->bad_type = type;
+	if (type == POLICY_JSON_STRING) {
+		b->bad_quoted = policy_message_quote(text, len, len);
+		if (!b->bad_quoted)
+			return mt_error_set(err, -ENOMEM, "Failed to quote %s: %s",
+					    "process.capabilities.bounding", strerror(ENOMEM));
+	}
+	return 0;
+}
+
 /* Go struct fields (bits): top-level "annotations"/"linux", "sysctl";
  * "process", "capabilities", "bounding". */
-static void init_captures(struct policy_json_capture *c)
+static void init_captures(struct policy_json_capture *c, struct bounding *b)
 {
 	c[CAP_ANNOTATIONS] = (struct policy_json_capture){
 		.path = {"annotations"}, .n_path = 1, .go_fields = 0x1};
-	c[CAP_ANNOTATION] = (struct policy_json_capture){.path = {"annotations", "memfd_noexec"},
+	c[CAP_ANNOTATION] = (struct policy_json_capture){.path = {"annotations", POLICY_ANNOTATION},
 							 .n_path = 2,
 							 .go_fields = 0x1,
 							 .max_len = POLICY_MAX_VALUE_SIZE};
@@ -66,13 +116,12 @@ static void init_captures(struct policy_json_capture *c)
 		(struct policy_json_capture){.path = {"linux"}, .n_path = 1, .go_fields = 0x1};
 	c[CAP_SYSCTLS] = (struct policy_json_capture){
 		.path = {"linux", "sysctl"}, .n_path = 2, .go_fields = 0x3};
-	c[CAP_SYSCTL_DOT] =
-		(struct policy_json_capture){.path = {"linux", "sysctl", "vm.memfd_noexec"},
-					     .n_path = 3,
-					     .go_fields = 0x3,
-					     .max_len = POLICY_MAX_VALUE_SIZE};
+	c[CAP_SYSCTL_DOT] = (struct policy_json_capture){.path = {"linux", "sysctl", POLICY_SYSCTL},
+							 .n_path = 3,
+							 .go_fields = 0x3,
+							 .max_len = POLICY_MAX_VALUE_SIZE};
 	c[CAP_SYSCTL_SLASH] =
-		(struct policy_json_capture){.path = {"linux", "sysctl", "vm/memfd_noexec"},
+		(struct policy_json_capture){.path = {"linux", "sysctl", POLICY_SYSCTL_SLASH},
 					     .n_path = 3,
 					     .go_fields = 0x3,
 					     .max_len = POLICY_MAX_VALUE_SIZE};
@@ -82,16 +131,20 @@ static void init_captures(struct policy_json_capture *c)
 		(struct policy_json_capture){.path = {"process", "capabilities", "bounding"},
 					     .n_path = 3,
 					     .go_fields = 0x7,
-					     .element = "CAP_SYS_ADMIN"};
+					     .on_element = on_bounding_entry,
+					     .userdata = b};
 }
 
 struct captures {
 	struct policy_json_capture c[_CAP_MAX];
+	struct bounding bounding;
 };
 
 static void captures_done(struct captures *c)
 {
 	policy_json_captures_done(c->c, _CAP_MAX);
+	free(c->bounding.bad_quoted);
+	c->bounding.bad_quoted = NULL;
 }
 
 int policy_check_object(const struct policy_json_capture *c, const char *name, const char *example,
@@ -203,8 +256,11 @@ static int check_levels(const struct captures *caps, const char *what, int *ret_
 }
 
 /*
- * Runtimes leave the capabilities alone without process.capabilities (or
- * its bounding set), so the container keeps CAP_SYS_ADMIN then too.
+ * crun leaves the capabilities alone without process.capabilities, and
+ * runtimes read a missing bounding set differently, so the container
+ * keeps CAP_SYS_ADMIN then too, as far as this rule knows.  Anything but
+ * an array of names counts as keeping it (check_capabilities() refuses it
+ * when it matters).
  */
 static bool keeps_sys_admin(const struct captures *caps)
 {
@@ -213,8 +269,47 @@ static bool keeps_sys_admin(const struct captures *caps)
 	if (caps->c[CAP_CAPABILITIES].type != POLICY_JSON_OBJECT)
 		return true;
 	if (b->type != POLICY_JSON_ARRAY)
-		return b->type == POLICY_JSON_ABSENT || b->type == POLICY_JSON_NULL;
-	return b->contains;
+		return true;
+	return caps->bounding.sys_admin;
+}
+
+/*
+ * With a level above 0 the answer of keeps_sys_admin() decides, so it must
+ * not be a guess: the containers must be what runtimes read, and every
+ * bounding entry a name that some runtime accepts.
+ */
+static int check_capabilities(const struct captures *caps, int level, const char *what,
+			      struct mt_error **err)
+{
+	const struct policy_json_capture *c = &caps->c[CAP_CAPABILITIES];
+	const struct policy_json_capture *b = &caps->c[CAP_BOUNDING];
+	const struct bounding *e = &caps->bounding;
+
+	if (level <= 0)
+		return 0;
+	if (c->type != POLICY_JSON_ABSENT && c->type != POLICY_JSON_NULL &&
+	    c->type != POLICY_JSON_OBJECT)
+		return mt_error_set(
+			err, -EINVAL,
+			"Refusing %s: process.capabilities is %s, but it must be an object (\"capabilities\": {\"bounding\": [\"CAP_CHOWN\", ...]}). The vm.memfd_noexec=%d request needs to know whether the container keeps CAP_SYS_ADMIN.",
+			what, policy_json_type_name(c->type), level);
+	if (b->type != POLICY_JSON_ABSENT && b->type != POLICY_JSON_NULL &&
+	    b->type != POLICY_JSON_ARRAY)
+		return mt_error_set(
+			err, -EINVAL,
+			"Refusing %s: process.capabilities.bounding is %s, but it must be an array of capability names (\"bounding\": [\"CAP_CHOWN\", ...]). The vm.memfd_noexec=%d request needs to know whether the container keeps CAP_SYS_ADMIN.",
+			what, policy_json_type_name(b->type), level);
+	if (!e->bad)
+		return 0;
+	if (e->bad_type != POLICY_JSON_STRING)
+		return mt_error_set(
+			err, -EINVAL,
+			"Refusing %s: process.capabilities.bounding[%zu] is %s, but it must be a capability name (a JSON string such as \"CAP_CHOWN\"). The vm.memfd_noexec=%d request needs to know whether the container keeps CAP_SYS_ADMIN.",
+			what, e->bad_index, policy_json_type_name(e->bad_type), level);
+	return mt_error_set(
+		err, -EINVAL,
+		"Refusing %s: process.capabilities.bounding[%zu] = %s is not a capability that any runtime accepts (libcap's cap_from_name(), which crun uses, refuses it; runc ignores it), so whether the container keeps CAP_SYS_ADMIN cannot be told for its vm.memfd_noexec=%d request. Allowed are capability names as in capabilities(7), e.g. \"CAP_CHOWN\" (runc accepts only that spelling), or their numbers. Correct or remove the entry.",
+		what, e->bad_index, e->bad_quoted, level);
 }
 
 static int parse_config(const char *json, size_t len, const char *what, struct policy_request *ret,
@@ -223,7 +318,7 @@ static int parse_config(const char *json, size_t len, const char *what, struct p
 	_cleanup_(captures_done) struct captures caps = {};
 	int level = POLICY_LEVEL_NONE, r;
 
-	init_captures(caps.c);
+	init_captures(caps.c, &caps.bounding);
 	r = policy_json_scan(json, len, what, caps.c, _CAP_MAX, err);
 	if (r < 0)
 		return r;
@@ -231,6 +326,9 @@ static int parse_config(const char *json, size_t len, const char *what, struct p
 	if (r < 0)
 		return r;
 	r = check_levels(&caps, what, &level, err);
+	if (r < 0)
+		return r;
+	r = check_capabilities(&caps, level, what, err);
 	if (r < 0)
 		return r;
 	*ret = (struct policy_request){

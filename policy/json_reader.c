@@ -282,11 +282,18 @@ static int value_begin(struct scan *s, enum policy_json_type type, const char *t
 	f = &s->frames[s->depth - 1];
 	if (!f->is_map) {
 		f->index++;
-		for (size_t i = 0; type == POLICY_JSON_STRING && i < s->n_caps; i++) {
-			const char *want = s->caps[i].element;
+		for (size_t i = 0; i < s->n_caps; i++) {
+			const struct policy_json_capture *c = &s->caps[i];
+			int r;
 
-			if ((f->owner & (1U << i)) && want && exact_equal(text, len, want))
-				s->caps[i].contains = true;
+			if (!(f->owner & (1U << i)) || !c->on_element)
+				continue;
+			r = c->on_element(c->userdata, f->index, type, text, len, s->err);
+			if (r < 0) {
+				if (s->r >= 0)
+					s->r = r;
+				return 0;
+			}
 		}
 		return 1;
 	}
@@ -540,7 +547,6 @@ void policy_json_captures_done(struct policy_json_capture *caps, size_t n)
 		caps[i].text = NULL;
 		caps[i].len = 0;
 		caps[i].type = POLICY_JSON_ABSENT;
-		caps[i].contains = false;
 	}
 }
 
@@ -573,7 +579,6 @@ static int captures_reset(struct policy_json_capture *caps, size_t n_caps)
 		caps[i].type = POLICY_JSON_ABSENT;
 		caps[i].text = NULL;
 		caps[i].len = 0;
-		caps[i].contains = false;
 	}
 	return 0;
 }

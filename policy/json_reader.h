@@ -43,15 +43,21 @@ struct policy_json_capture {
 	unsigned go_fields;
 	/* How many bytes of a string or number to keep in text. */
 	size_t max_len;
-	/* For an array: the string element whose presence sets contains. */
-	const char *element;
+	/*
+	 * For an array: called with each element in turn, its index, its
+	 * type and, for a string or a number, its text (len bytes, not
+	 * NUL-terminated; a string may hold NUL bytes).  A negative return
+	 * (-errno, with *err set) stops the scan with it.
+	 */
+	int (*on_element)(void *userdata, size_t index, enum policy_json_type type,
+			  const char *text, size_t len, struct mt_error **err);
+	void *userdata;
 
 	/* Filled in by the scan. */
 	enum policy_json_type type;
-	char *text;    /* strings, numbers: the first min(len, max_len) bytes,
-			* NUL-terminated (a string may hold NUL bytes itself) */
-	size_t len;    /* the full length in bytes */
-	bool contains; /* an array holding the string element */
+	char *text; /* strings, numbers: the first min(len, max_len) bytes,
+		     * NUL-terminated (a string may hold NUL bytes itself) */
+	size_t len; /* the full length in bytes */
 };
 
 /*

@@ -33,18 +33,43 @@
 /* *ret_level when the document does not ask for anything. */
 #define POLICY_LEVEL_NONE (-1)
 
+/*
+ * The spellings of the request, the one place they are written: the C
+ * parser here and the runtimes' own code (runc's Go side reads them
+ * through cgo) use these.
+ */
+#define POLICY_ANNOTATION "memfd_noexec"      /* annotations[...] */
+#define POLICY_SYSCTL "vm.memfd_noexec"	      /* linux.sysctl[...] */
+#define POLICY_SYSCTL_SLASH "vm/memfd_noexec" /* runc's '/' spelling */
+
 /* What a config.json asks for. */
 struct policy_request {
 	int level; /* 0, 1, 2, or POLICY_LEVEL_NONE */
 	/*
-	 * The container keeps CAP_SYS_ADMIN: process.capabilities.bounding
-	 * holds it, or process.capabilities (or its bounding set) is absent,
-	 * in which case runtimes leave the capabilities alone.  Without a
-	 * user namespace such a container could remount /proc/sys and lower
-	 * its level again.
+	 * The container keeps CAP_SYS_ADMIN: an entry of
+	 * process.capabilities.bounding reads as CAP_SYS_ADMIN (by number,
+	 * see policy_capability_value()), or process.capabilities (or its
+	 * bounding set) is absent or null, in which case crun leaves the
+	 * capabilities alone.  Without a user namespace such a container
+	 * could remount /proc/sys and lower its level again.
 	 */
 	bool keeps_sys_admin;
 };
+
+/*
+ * One capability name as the runtimes read it: libcap's cap_from_name(),
+ * which crun uses, and which accepts the most.  It reads a prefix of the
+ * NUL-terminated name: a capability name in any case ("CAP_SYS_ADMIN",
+ * "cap_sys_admin") up to the first character that cannot continue one,
+ * or a number in C notation ("21", "0x15", "025"), and ignores what
+ * follows ("CAP_SYS_ADMIN ", "cap_sys_admin+ep" are CAP_SYS_ADMIN too).
+ * runc 1.1 accepts only the exact upper-case "CAP_" names and ignores
+ * (with a warning) everything else, a subset.
+ *
+ * Returns the capability number (0..63), or -EINVAL for a name that
+ * libcap refuses (and so no runtime accepts).
+ */
+int policy_capability_value(const char *name);
 
 /*
  * Parses a config.json held in memory (len bytes, need not be
@@ -57,7 +82,11 @@ struct policy_request {
  *           does for Go); a value that is not the JSON string "0", "1" or
  *           "2"; the annotation and the sysctl ask for different levels;
  *           a key that Go would match case-insensitively to one of ours;
- *           malformed UTF-8;
+ *           malformed UTF-8; and, only when a level is asked for, a
+ *           process.capabilities that is not an object, a bounding set
+ *           that is not an array, or an entry of it that is not a string
+ *           policy_capability_value() accepts (whether the container
+ *           keeps CAP_SYS_ADMIN could not be told);
  *  -E2BIG   the document is above POLICY_MAX_DOCUMENT_SIZE, nested deeper
  *           than POLICY_MAX_DEPTH, or one of our values is above
  *           POLICY_MAX_VALUE_SIZE;

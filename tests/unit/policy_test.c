@@ -19,14 +19,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "fd-util.h"
 #include "json_writer.h"
 #include "macro.h"
+#include "missing_syscall.h"
 #include "policy.h"
+#include "seccomp_rules.h"
 
 static const char *current;
 
@@ -154,6 +160,9 @@ static char *gen_depth_100k(size_t *ret_len)
 #define ANNOTATION "annotations[\"memfd_noexec\"]"
 #define SYSCTL "linux.sysctl[\"vm.memfd_noexec\"]"
 
+/* policy_request.keeps_sys_admin, checked only where a row says. */
+enum { KEEPS_ANY = 0, KEEPS_NO, KEEPS_YES };
+
 struct config_case {
 	const char *name;
 	const char *json;
@@ -161,8 +170,18 @@ struct config_case {
 	int r;
 	int level;
 	const char *want[4]; /* substrings of the message */
+	int keeps;	     /* KEEPS_* */
 };
 
+/* A level-2 request with process.capabilities = v (JSON text). */
+#define C2(v) "{\"annotations\":{\"memfd_noexec\":\"2\"},\"process\":{\"capabilities\":" v "}}"
+/* ... with bounding = [v]. */
+#define B2(v) C2("{\"bounding\":[\"CAP_CHOWN\"," v "]}")
+#define BOUNDING "process.capabilities.bounding"
+
+/* Most rows leave keeps out: KEEPS_ANY. */
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmissing-field-initializers"
 static const struct config_case config_cases[] = {
 	{"level_0", A("\"0\""), NULL, 0, 0, {}},
 	{"level_1", A("\"1\""), NULL, 0, 1, {}},
@@ -271,6 +290,55 @@ static const struct config_case config_cases[] = {
 	 -EINVAL,
 	 0,
 	 {"vm/memfd_noexec", "different"}},
+	/* Disagreeing is refused in either order, and whichever is higher. */
+	{"both_different_lower_first",
+	 "{\"annotations\":{\"memfd_noexec\":\"1\"},\"linux\":{\"sysctl\":{\"vm.memfd_noexec\":\"2\"}}}",
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {ANNOTATION " = \"1\"", SYSCTL " = \"2\"", "different", ALLOWED}},
+	{"both_different_zero_first",
+	 "{\"annotations\":{\"memfd_noexec\":\"0\"},\"linux\":{\"sysctl\":{\"vm.memfd_noexec\":\"2\"}}}",
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {ANNOTATION " = \"0\"", SYSCTL " = \"2\""}},
+	{"both_different_sysctl_first_in_document",
+	 "{\"linux\":{\"sysctl\":{\"vm.memfd_noexec\":\"0\"}},\"annotations\":{\"memfd_noexec\":\"1\"}}",
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {ANNOTATION " = \"1\"", SYSCTL " = \"0\""}},
+	{"sysctl_spellings_lower_first",
+	 "{\"linux\":{\"sysctl\":{\"vm.memfd_noexec\":\"0\",\"vm/memfd_noexec\":\"2\"}}}",
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {SYSCTL " = \"0\"", "linux.sysctl[\"vm/memfd_noexec\"] = \"2\"", "different"}},
+	{"annotation_and_slash_lower_first",
+	 "{\"annotations\":{\"memfd_noexec\":\"1\"},\"linux\":{\"sysctl\":{\"vm/memfd_noexec\":\"2\"}}}",
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {ANNOTATION " = \"1\"", "linux.sysctl[\"vm/memfd_noexec\"] = \"2\""}},
+	{"three_spellings_last_lower",
+	 "{\"annotations\":{\"memfd_noexec\":\"2\"},\"linux\":{\"sysctl\":{\"vm.memfd_noexec\":\"2\",\"vm/memfd_noexec\":\"1\"}}}",
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {SYSCTL " = \"2\"", "linux.sysctl[\"vm/memfd_noexec\"] = \"1\""}},
+	{"three_spellings_last_higher",
+	 "{\"annotations\":{\"memfd_noexec\":\"1\"},\"linux\":{\"sysctl\":{\"vm.memfd_noexec\":\"1\",\"vm/memfd_noexec\":\"2\"}}}",
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {SYSCTL " = \"1\"", "linux.sysctl[\"vm/memfd_noexec\"] = \"2\""}},
+	{"three_spellings_equal",
+	 "{\"annotations\":{\"memfd_noexec\":\"1\"},\"linux\":{\"sysctl\":{\"vm.memfd_noexec\":\"1\",\"vm/memfd_noexec\":\"1\"}}}",
+	 NULL,
+	 0,
+	 1,
+	 {}},
 	{"annotations_array",
 	 "{\"annotations\":[\"memfd_noexec\"]}",
 	 NULL,
@@ -367,7 +435,99 @@ static const struct config_case config_cases[] = {
 	 {"top level is a JSON array", "JSON object"}},
 	{"top_level_string", "\"2\"", NULL, -EINVAL, 0, {"top level is a JSON string"}},
 	{"top_level_number", "2", NULL, -EINVAL, 0, {"top level is a JSON number"}},
+	/*
+	 * CAP_SYS_ADMIN, by number, as libcap's cap_from_name() (crun) reads
+	 * each bounding entry; no capabilities or no bounding set keeps it.
+	 */
+	{"caps_absent", A("\"2\""), NULL, 0, 2, {}, KEEPS_YES},
+	{"caps_null", C2("null"), NULL, 0, 2, {}, KEEPS_YES},
+	{"caps_no_bounding", C2("{\"effective\":[\"CAP_CHOWN\"]}"), NULL, 0, 2, {}, KEEPS_YES},
+	{"caps_bounding_null", C2("{\"bounding\":null}"), NULL, 0, 2, {}, KEEPS_YES},
+	{"caps_bounding_empty", C2("{\"bounding\":[]}"), NULL, 0, 2, {}, KEEPS_NO},
+	{"caps_others", B2("\"CAP_KILL\",\"cap_net_bind_service\""), NULL, 0, 2, {}, KEEPS_NO},
+	{"caps_exact", B2("\"CAP_SYS_ADMIN\""), NULL, 0, 2, {}, KEEPS_YES},
+	{"caps_lower_case", B2("\"cap_sys_admin\""), NULL, 0, 2, {}, KEEPS_YES},
+	{"caps_mixed_case", B2("\"Cap_Sys_Admin\""), NULL, 0, 2, {}, KEEPS_YES},
+	{"caps_number", B2("\"21\""), NULL, 0, 2, {}, KEEPS_YES},
+	{"caps_hex", B2("\"0x15\""), NULL, 0, 2, {}, KEEPS_YES},
+	{"caps_octal", B2("\"025\""), NULL, 0, 2, {}, KEEPS_YES},
+	{"caps_octal_other", B2("\"021\""), NULL, 0, 2, {}, KEEPS_NO},
+	{"caps_number_other", B2("\"20\""), NULL, 0, 2, {}, KEEPS_NO},
+	{"caps_trailing_space", B2("\"CAP_SYS_ADMIN \""), NULL, 0, 2, {}, KEEPS_YES},
+	{"caps_trailing_newline", B2("\"CAP_SYS_ADMIN\\n\""), NULL, 0, 2, {}, KEEPS_YES},
+	{"caps_suffix", B2("\"cap_sys_admin+ep\""), NULL, 0, 2, {}, KEEPS_YES},
+	{"caps_list", B2("\"CAP_SYS_ADMIN,CAP_KILL\""), NULL, 0, 2, {}, KEEPS_YES},
+	{"caps_nul", B2("\"CAP_SYS_ADMIN\\u0000x\""), NULL, 0, 2, {}, KEEPS_YES},
+	{"caps_unknown",
+	 B2("\"CAP_FOO\""),
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {BOUNDING "[1] = \"CAP_FOO\"", "cap_from_name()", "vm.memfd_noexec=2", "\"CAP_CHOWN\""}},
+	{"caps_leading_space",
+	 B2("\" CAP_SYS_ADMIN\""),
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {"[1] = \" CAP_SYS_ADMIN\""}},
+	{"caps_no_prefix", B2("\"SYS_ADMIN\""), NULL, -EINVAL, 0, {"[1] = \"SYS_ADMIN\""}},
+	{"caps_empty_name", B2("\"\""), NULL, -EINVAL, 0, {"[1] = \"\""}},
+	{"caps_number_64", B2("\"64\""), NULL, -EINVAL, 0, {"[1] = \"64\""}},
+	{"caps_unknown_before_sys_admin",
+	 C2("{\"bounding\":[\"CAP_FOO\",\"CAP_SYS_ADMIN\"]}"),
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {BOUNDING "[0] = \"CAP_FOO\""}},
+	{"caps_json_number", B2("21"), NULL, -EINVAL, 0, {BOUNDING "[1] is a JSON number"}},
+	{"caps_nested_array",
+	 B2("[\"CAP_SYS_ADMIN\"]"),
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {BOUNDING "[1] is a JSON array"}},
+	{"caps_bounding_string",
+	 C2("{\"bounding\":\"CAP_SYS_ADMIN\"}"),
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {BOUNDING " is a JSON string", "array of capability names"}},
+	{"caps_not_object", C2("[]"), NULL, -EINVAL, 0, {"process.capabilities is a JSON array"}},
+	{"caps_go_fold",
+	 C2("{\"Bounding\":[]}"),
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {"\"Bounding\"", "case-insensitively"}},
+	/* Only a level above 0 asks: otherwise the runtime has the say. */
+	{"caps_unknown_no_request",
+	 "{\"process\":{\"capabilities\":{\"bounding\":[\"CAP_FOO\",7]}}}",
+	 NULL,
+	 0,
+	 POLICY_LEVEL_NONE,
+	 {}},
+	{"caps_unknown_level_0",
+	 "{\"annotations\":{\"memfd_noexec\":\"0\"},\"process\":{\"capabilities\":{\"bounding\":[\"CAP_FOO\"]}}}",
+	 NULL,
+	 0,
+	 0,
+	 {}},
+	{"caps_sysctl_request",
+	 "{\"linux\":{\"sysctl\":{\"vm.memfd_noexec\":\"1\"}},\"process\":{\"capabilities\":{\"bounding\":[\"cap_sys_admin\"]}}}",
+	 NULL,
+	 0,
+	 1,
+	 {},
+	 KEEPS_YES},
+	{"caps_process_not_object",
+	 "{\"annotations\":{\"memfd_noexec\":\"2\"},\"process\":[]}",
+	 NULL,
+	 0,
+	 2,
+	 {},
+	 KEEPS_YES},
 };
+#pragma GCC diagnostic pop
 
 static void check_message(const char *error, const char *const want[4])
 {
@@ -402,6 +562,9 @@ static void run_config_case(const struct config_case *c)
 			die("success with a message: %s", error);
 		if (req.level != c->level)
 			die("level %d, expected %d", req.level, c->level);
+		if (c->keeps != KEEPS_ANY && req.keeps_sys_admin != (c->keeps == KEEPS_YES))
+			die("keeps_sys_admin %d, expected %d", req.keeps_sys_admin,
+			    c->keeps == KEEPS_YES);
 		return;
 	}
 	if (req.level != -42)
@@ -805,6 +968,190 @@ static void case_writer_arrays(void)
 	policy_json_writer_free(bad);
 }
 
+/* ---- the MFD_HUGETLB seccomp rule --------------------------------------- */
+
+/* memfd_create() with the full 64-bit flags register; -errno or an fd. */
+static long memfd_raw(unsigned long flags)
+{
+	long r = syscall(__NR_memfd_create, "policy_test", flags);
+
+	return r < 0 ? -errno : r;
+}
+
+#if defined(__x86_64__) && !defined(__ILP32__)
+/* The same through the i386 ABI (int 0x80, memfd_create is 356 there),
+ * which an x86-64 process may use too; the name below 4 GiB. */
+static long memfd_i386(unsigned flags)
+{
+	static char *name;
+	long r;
+
+	if (!name) {
+		name = mmap(NULL, 4096, PROT_READ | PROT_WRITE,
+			    MAP_PRIVATE | MAP_ANONYMOUS | MAP_32BIT, -1, 0);
+		if (name == MAP_FAILED)
+			die("Failed to map a page below 4 GiB: %m");
+		strcpy(name, "policy_test_i386");
+	}
+	__asm__ volatile("int $0x80" : "=a"(r) : "a"(356L), "b"(name), "c"((long)flags) : "memory");
+	return r;
+}
+#endif
+
+/* <linux/memfd.h>'s huge page sizes (4.14), which glibc leaves out. */
+#ifndef MFD_HUGE_2MB
+#define MFD_HUGE_2MB (21UL << 26)
+#endif
+#ifndef MFD_HUGE_1GB
+#define MFD_HUGE_1GB (30UL << 26)
+#endif
+
+/* Flags, in the full register, and whether the rule must refuse them. */
+static const struct {
+	unsigned long flags;
+	bool refused;
+} hugetlb_flags[] = {
+	{0, false},
+	{MFD_CLOEXEC, false},
+	{MFD_CLOEXEC | MFD_ALLOW_SEALING, false},
+	{MFD_NOEXEC_SEAL, false},
+	{MFD_HUGETLB, true},
+	{MFD_HUGETLB | MFD_CLOEXEC, true},
+	{MFD_HUGETLB | MFD_HUGE_2MB, true},
+	{MFD_HUGETLB | MFD_HUGE_1GB | MFD_ALLOW_SEALING | MFD_CLOEXEC, true},
+	/* The kernel reads an unsigned int: the upper half changes nothing. */
+	{(1UL << 32) | MFD_CLOEXEC, false},
+	{(1UL << 32) | MFD_HUGETLB, true},
+	{MFD_HUGE_2MB, false}, /* a size without MFD_HUGETLB: EINVAL */
+};
+
+static void close_if_fd(long r)
+{
+	if (r >= 0)
+		close((int)r);
+}
+
+static int status_field(const char *field)
+{
+	_cleanup_fclose_ FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	size_t n = strlen(field);
+
+	if (!f)
+		die("Failed to open /proc/self/status: %m");
+	while (fgets(line, sizeof(line), f))
+		if (strncmp(line, field, n) == 0 && line[n] == ':')
+			return atoi(line + n + 1);
+	die("no %s in /proc/self/status", field);
+}
+
+static void case_seccomp_hugetlb(void)
+{
+	_cleanup_error_ struct mt_error *e = NULL;
+	long before[ELEMENTSOF(hugetlb_flags)];
+	int r;
+
+	/* Without the filter no call gets EPERM (MFD_HUGETLB works without
+	 * reserved pages: they are taken at mmap time). */
+	for (size_t i = 0; i < ELEMENTSOF(hugetlb_flags); i++) {
+		before[i] = memfd_raw(hugetlb_flags[i].flags);
+		if (before[i] == -EPERM)
+			die("flags 0x%lx: EPERM before the filter", hugetlb_flags[i].flags);
+		close_if_fd(before[i]);
+	}
+	if (before[4] < 0)
+		die("memfd_create(MFD_HUGETLB) fails here without the filter: %s",
+		    strerror((int)-before[4]));
+	/* As root, without no_new_privs (runc init has CAP_SYS_ADMIN); else
+	 * with it, as the library allows. */
+	if (geteuid() != 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die("Failed to set no_new_privs: %m");
+	r = policy_seccomp_deny_hugetlb_memfd(&e);
+	if (r < 0)
+		die("policy_seccomp_deny_hugetlb_memfd: %d: %s", r, mt_error_message(e));
+	if (e)
+		die("success with a message: %s", e->msg);
+	if (status_field("Seccomp") != 2)
+		die("no seccomp filter in force");
+	if (geteuid() == 0 && prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) != 0)
+		die("the filter set no_new_privs");
+
+	for (size_t i = 0; i < ELEMENTSOF(hugetlb_flags); i++) {
+		long got = memfd_raw(hugetlb_flags[i].flags);
+
+		if (hugetlb_flags[i].refused && got != -POLICY_HUGETLB_MEMFD_ERRNO)
+			die("flags 0x%lx: got %ld, expected -%d", hugetlb_flags[i].flags, got,
+			    POLICY_HUGETLB_MEMFD_ERRNO);
+		if (!hugetlb_flags[i].refused && (got >= 0) != (before[i] >= 0))
+			die("flags 0x%lx: got %ld, before the filter %ld", hugetlb_flags[i].flags,
+			    got, before[i]);
+		close_if_fd(got);
+	}
+	/* Other system calls are left alone. */
+	if (getpid() <= 0 || access("/", F_OK) < 0)
+		die("other system calls changed: %m");
+#if defined(__x86_64__) && !defined(__ILP32__)
+	{
+		long plain = memfd_i386(MFD_CLOEXEC), huge = memfd_i386(MFD_HUGETLB);
+
+		if (plain < 0 && plain != -ENOSYS)
+			die("i386 memfd_create(MFD_CLOEXEC): %ld", plain);
+		if (plain >= 0 && huge != -POLICY_HUGETLB_MEMFD_ERRNO)
+			die("i386 memfd_create(MFD_HUGETLB): %ld, expected -%d", huge,
+			    POLICY_HUGETLB_MEMFD_ERRNO);
+		close_if_fd(plain);
+		close_if_fd(huge);
+	}
+#endif
+}
+
+static void case_seccomp_survives_exec(void)
+{
+	_cleanup_error_ struct mt_error *e = NULL;
+	int status;
+	pid_t pid;
+
+	if (geteuid() != 0 && prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+		die("Failed to set no_new_privs: %m");
+	if (policy_seccomp_deny_hugetlb_memfd(&e) < 0)
+		die("policy_seccomp_deny_hugetlb_memfd: %s", mt_error_message(e));
+	pid = fork();
+	if (pid < 0)
+		die("Failed to fork: %m");
+	if (pid == 0) {
+		/* The shell's own status after the exec: 2 is a filter. */
+		execl("/bin/sh", "sh", "-c", "grep -q '^Seccomp:.2$' /proc/self/status", NULL);
+		_exit(127);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		die("the filter did not survive execve (status 0x%x)", status);
+}
+
+static void case_seccomp_unprivileged(void)
+{
+	_cleanup_error_ struct mt_error *e = NULL;
+	int r;
+
+	/* Neither CAP_SYS_ADMIN nor no_new_privs: the kernel says no. */
+	if (geteuid() == 0 && (setgroups(0, NULL) < 0 || setresgid(65534, 65534, 65534) < 0 ||
+			       setresuid(65534, 65534, 65534) < 0))
+		die("Failed to drop to uid 65534: %m");
+	r = policy_seccomp_deny_hugetlb_memfd(&e);
+	if (r != -EACCES || !e || e->err != EACCES)
+		die("returned %d (%s), expected -EACCES", r, mt_error_message(e));
+	check_message(e->msg, (const char *const[4]){"refuses MFD_HUGETLB memfds", "CAP_SYS_ADMIN",
+						     "no_new_privs"});
+	if (status_field("Seccomp") != 0)
+		die("a filter was installed anyway");
+}
+
+static void case_seccomp_levels(void)
+{
+	if (policy_level_denies_hugetlb_memfd(0) || policy_level_denies_hugetlb_memfd(1) ||
+	    !policy_level_denies_hugetlb_memfd(2))
+		die("the rule goes with level 2 only");
+}
+
 struct func_case {
 	const char *name;
 	void (*fn)(void);
@@ -822,6 +1169,10 @@ static const struct func_case func_cases[] = {
 	{"writer", case_writer},
 	{"writer_misuse", case_writer_misuse},
 	{"writer_arrays", case_writer_arrays},
+	{"seccomp_hugetlb", case_seccomp_hugetlb},
+	{"seccomp_survives_exec", case_seccomp_survives_exec},
+	{"seccomp_unprivileged", case_seccomp_unprivileged},
+	{"seccomp_levels", case_seccomp_levels},
 };
 
 /* ---- driver ------------------------------------------------------------- */

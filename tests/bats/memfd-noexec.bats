@@ -721,8 +721,8 @@ EOF
 @test "hook: the OCI state's strings reach its messages escaped" {
 	make_bundle "{$CAPS,\"annotations\":{\"memfd_noexec\":\"1\"}}"
 	run "$MEMFD_NOEXEC" hook < <(state 1 '\u001b[2Jrunning')
-	assert_status 1
-	assert_output_contains 'in status "\u001b[2Jrunning"'
+	assert_failure 1
+	assert_output --partial 'in status "\u001b[2Jrunning"'
 	refute_output --partial $'\e'
 
 	# A bundle whose name holds an escape sequence, and a state that
@@ -730,7 +730,7 @@ EOF
 	mkdir "$TEST_TMP/b"$'\e'"[2J"
 	cp "$BUNDLE/config.json" "$TEST_TMP/b"$'\e'"[2J/"
 	run "$MEMFD_NOEXEC" hook <<<"{\"pid\":1,\"bundle\":\"$TEST_TMP/b\\u001b[2J\",\"annotations\":{\"memfd_noexec\":\"2\"}}"
-	assert_status 1
-	assert_output_contains "differs from the \"1\" that $TEST_TMP/b\\u001b[2J/config.json asks for"
+	assert_failure 1
+	assert_output --partial "differs from the \"1\" that $TEST_TMP/b\\u001b[2J/config.json asks for"
 	refute_output --partial $'\e'
 }

@@ -148,6 +148,10 @@ int cloned_binary_exec(int fd, char *const argv[], char *const envp[],
  * value of the marker is refused with -EINVAL.
  */
 #define CLONED_BINARY_REEXEC_ENV "_CLONED_BINARY_REEXEC"
+/* The marker's value from such a runtime: this prefix, then N. */
+#define CLONED_BINARY_REEXEC_FD "fd:"
+/* The prefix of every debug marker and message line of the loader. */
+#define CLONED_BINARY_LOG_PREFIX "cloned_binary: "
 int cloned_binary_ensure(const struct cloned_binary_options *opts, struct mt_error **err);
 
 /*

@@ -104,7 +104,7 @@ rm -f "$DEST/runc"
 # folders of their own and are never copied.  Never overwrite a file of
 # runc's, nor one of ours with another of the same name.
 rm -f "$NSENTER/cloned_binary.c"
-for f in "$TOP"/{cloned_binary,common,nsexec,policy}/*.[ch] "$HERE/runc_loader_shim.c"; do
+for f in "$TOP"/{cloned_binary,common,nsexec,policy}/*.[ch] "$HERE"/runc_loader_shim.c "$HERE"/runc_memfd_toolkit.h; do
 	[ ! -e "$NSENTER/$(basename "$f")" ] || die "$RUNC_SRC already has libcontainer/nsenter/$(basename "$f")"
 	cp "$f" "$NSENTER/"
 done

@@ -1,20 +1,25 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * runc_loader_shim: connects runc's nsexec.c to memfd-toolkit's sealed W^X
- * loader.
+ * runc_loader_shim: connects runc to memfd-toolkit: nsexec.c to the sealed
+ * W^X loader, and runc's Go side (through cgo) to the loader, the policy
+ * and its seccomp rule.  Everything runc-specific that is C lives here; the
+ * names both sides use are in runc_memfd_toolkit.h.
  *
  * As runc init, nsexec() calls ensure_cloned_binary() before anything else,
  * so that the container can never reach the host's runc binary through
  * /proc/self/exe (CVE-2019-5736).  contrib/runc/build.sh deletes runc's
- * libcontainer/nsenter/cloned_binary.c and copies this file, together with
- * the library folders (cloned_binary/, common/, nsexec/, policy/), into
- * that directory in its place.  runc's bind-mount clone (rootful) and its memfd clone (which
- * vm.memfd_noexec >= 1 breaks) are both gone; every caller gets our loader.
+ * libcontainer/nsenter/cloned_binary.c and puts this file and
+ * runc_memfd_toolkit.h in libcontainer/nsenter/ in its place, with every
+ * file of the library folders cloned_binary/, common/, nsexec/ and policy/,
+ * flat (so their names must not meet runc's own there, such as escape.c).
+ * runc's bind-mount clone
+ * (rootful) and its memfd clone (which vm.memfd_noexec >= 1 breaks) are
+ * both gone; every caller gets our loader.
  *
  * The loader's debug markers ("cloned_binary: using memfd-exec") and its
  * failure detail go into runc's log pipe through nsexec_loader_log(), which
- * the patch nsexec-forward-loader-log adds to nsexec.c, so that
- * `runc --debug` shows them next to the other nsexec messages.
+ * patch 0001 adds to nsexec.c, so that `runc --debug` shows them next to
+ * the other nsexec messages.
  *
  * For the benchmark only (tests/bench/runc-start.sh), build.sh's
  * LOADER_REQUEST compiles in one of these (default: neither, i.e. auto):
@@ -30,19 +35,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
-#include "cloned_binary.h"
+#include "runc_memfd_toolkit.h"
 
 #ifndef RUNC_LOADER_REQUEST
 #define RUNC_LOADER_REQUEST CLONED_BINARY_REQUEST_AUTO
 #endif
-
-/* Both are in nsexec.c (patch nsexec-forward-loader-log). */
-extern void nsexec_loader_log(bool error, const char *line);
-extern bool nsexec_loader_debug(void);
-
-/* Called by nsexec(), which has its own extern declaration of it. */
-int ensure_cloned_binary(void);
 
 static void loader_log_debug(const char *line)
 {
@@ -81,7 +80,8 @@ int ensure_cloned_binary(void)
 
 	r = cloned_binary_ensure(&opts, &err);
 	if (r < 0) {
-		(void)snprintf(line, sizeof(line), "cloned_binary: %s", mt_error_message(err));
+		(void)snprintf(line, sizeof(line), CLONED_BINARY_LOG_PREFIX "%s",
+			       mt_error_message(err));
 		nsexec_loader_log(true, line);
 		mt_error_free(&err);
 		errno = -r;
@@ -90,18 +90,8 @@ int ensure_cloned_binary(void)
 #endif
 }
 
-/*
- * For runc's parent (libcontainer/nsenter/sealed_self.go): this binary on
- * a new detached read-only overlay, as an O_PATH fd from which runc starts
- * runc init directly, with CLONED_BINARY_REEXEC_ENV set, so that runc init
- * finds itself on the clone and need not execute itself a second time (a
- * second start of an 8.8 MB binary costs more than the overlay).  Only
- * the overlay: a copy made here would be a copy per container, as in runc
- * init.  -errno with the reason in why when no overlay can be made here (a
- * benchmark build forcing another method says so); runc init then clones
- * itself as before, with its own markers and fallbacks.
- */
-int runc_open_sealed_self(char *why, size_t size)
+/* The overlay alone (see runc_memfd_toolkit.h); -errno with the reason. */
+static int open_sealed_self(char *why, size_t size)
 {
 	struct cloned_binary_options opts = {
 		.request = CLONED_BINARY_REQUEST_OVERLAY,
@@ -134,4 +124,71 @@ int runc_open_sealed_self(char *why, size_t size)
 		return r;
 	}
 	return fd;
+}
+
+/*
+ * runc's parent starts runc init from this binary on a new detached
+ * read-only overlay, so that runc init finds itself on the clone and need
+ * not execute itself a second time (a second start of an 8.8 MB binary
+ * costs more than the overlay).  Only the overlay: a copy made here would
+ * be a copy per container, as in runc init.  Where no overlay can be made
+ * (a benchmark build forcing another method says so), runc init clones
+ * itself as before, with its own markers and fallbacks.
+ */
+int runc_open_sealed_self(int child_fd, char *env, size_t env_size, char *msg, size_t msg_size)
+{
+	char why[512];
+	int fd;
+
+	fd = open_sealed_self(why, sizeof(why));
+	if (fd < 0) {
+		(void)snprintf(msg, msg_size,
+			       CLONED_BINARY_LOG_PREFIX "runc init clones itself: %s", why);
+		return fd;
+	}
+	(void)snprintf(env, env_size, CLONED_BINARY_REEXEC_ENV "=" CLONED_BINARY_REEXEC_FD "%d",
+		       child_fd);
+	(void)snprintf(msg, msg_size, CLONED_BINARY_LOG_PREFIX "using %s",
+		       cloned_binary_method_to_string(CLONED_BINARY_METHOD_OVERLAY));
+	return fd;
+}
+
+/* The annotation's value as runc's main package left it: exactly one digit
+ * 0..2, or -1. */
+static int label_level(const char *level)
+{
+	if (level && level[0] >= '0' && level[0] <= '2' && level[1] == '\0')
+		return level[0] - '0';
+	return -1;
+}
+
+uint32_t runc_memfd_noexec_attr(const char *level, const char *const *bounding, size_t n,
+				bool have_bounding)
+{
+	int l = label_level(level);
+	uint32_t v = RUNC_MEMFD_NOEXEC_PRESENT;
+	bool keeps = !have_bounding;
+
+	v |= l < 0 ? RUNC_MEMFD_NOEXEC_BAD_LEVEL : (uint32_t)l;
+	for (size_t i = 0; i < n && !keeps; i++) {
+		int c = policy_capability_value(bounding[i]);
+
+		keeps = c < 0 || c == CAP_SYS_ADMIN;
+	}
+	return keeps ? v | RUNC_MEMFD_NOEXEC_SYS_ADMIN : v;
+}
+
+int runc_memfd_noexec_seccomp(const char *level, struct mt_error **err)
+{
+	int l = label_level(level), r;
+
+	if (l < 0)
+		return mt_error_set(
+			err, -EINVAL,
+			"Refusing the annotations[\"%s\"] that runc init was given: it is not \"0\", \"1\" or \"2\", which runc create checked. Was the container's state changed?",
+			POLICY_ANNOTATION);
+	if (!policy_level_denies_hugetlb_memfd(l))
+		return 0;
+	r = policy_seccomp_deny_hugetlb_memfd(err);
+	return r < 0 ? r : 1;
 }

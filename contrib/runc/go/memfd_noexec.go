@@ -16,8 +16,6 @@ import (
 	"github.com/opencontainers/runtime-spec/specs-go"
 )
 
-const memfdNoexecAnnotation = "memfd_noexec"
-
 // loadSpecChecked is loadSpec for create, run and restore.  It reads
 // config.json once and decodes those bytes twice: first with
 // memfd-toolkit's C parser, which refuses a bad request and any document
@@ -57,12 +55,19 @@ func loadSpecChecked(cPath string) (*specs.Spec, error) {
 	// runc never writes vm.memfd_noexec from inside the container; the
 	// annotation reaches nsexec as a label (libcontainer's config).
 	if spec.Linux != nil {
-		delete(spec.Linux.Sysctl, "vm.memfd_noexec")
-		delete(spec.Linux.Sysctl, "vm/memfd_noexec")
+		delete(spec.Linux.Sysctl, nsenter.MemfdNoexecSysctl)
+		delete(spec.Linux.Sysctl, nsenter.MemfdNoexecSysctlSlash)
 	}
 	if spec.Annotations == nil {
 		spec.Annotations = map[string]string{}
 	}
-	spec.Annotations[memfdNoexecAnnotation] = strconv.Itoa(level)
+	spec.Annotations[nsenter.MemfdNoexecAnnotation] = strconv.Itoa(level)
 	return spec, nil
+}
+
+// memfdNoexecRequested tells whether a spec that loadSpecChecked returned
+// asks for a level (it left the request as the annotation alone).
+func memfdNoexecRequested(spec *specs.Spec) bool {
+	_, ok := spec.Annotations[nsenter.MemfdNoexecAnnotation]
+	return ok
 }

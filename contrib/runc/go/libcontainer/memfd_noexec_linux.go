@@ -1,29 +1,61 @@
 package libcontainer
 
-import "github.com/opencontainers/runc/libcontainer/configs"
+// memfd-toolkit: the annotation "memfd_noexec", which runc's main package
+// checked with memfd-toolkit's parser (loadSpecChecked), on its way to
+// nsexec (patch 0003) and to runc init's seccomp rules (patch 0005).
 
-// memfdNoexecAttr is the MemfdNoexecAttr value for nsexec (nsexec.c's
-// apply_memfd_noexec): the level of the annotation "memfd_noexec" that
-// runc's main package checked with memfd-toolkit's parser, | 0x100 if the
-// container keeps CAP_SYS_ADMIN, | 0x200 (present).
+import (
+	"fmt"
+
+	"github.com/opencontainers/runc/libcontainer/configs"
+	"github.com/opencontainers/runc/libcontainer/nsenter"
+	"github.com/opencontainers/runc/libcontainer/utils"
+	"github.com/sirupsen/logrus"
+)
+
+// MemfdNoexecAttr carries the level to nsexec's stage-0.
+const MemfdNoexecAttr uint16 = nsenter.MemfdNoexecAttr
+
+// memfdNoexecLevel is the annotation's value, as libcontainer keeps
+// annotations (labels, read back with runc's own utils.Annotations).
+func memfdNoexecLevel(config *configs.Config) (string, bool) {
+	_, annotations := utils.Annotations(config.Labels)
+	v, ok := annotations[nsenter.MemfdNoexecAnnotation]
+	return v, ok
+}
+
+// memfdNoexecAttr is the MemfdNoexecAttr value for the container's init:
+// the level, and whether the container keeps CAP_SYS_ADMIN (no
+// capabilities or no bounding set counts as keeping it).
 func memfdNoexecAttr(config *configs.Config) (uint32, bool) {
-	for _, l := range config.Labels {
-		if len(l) < len("memfd_noexec=") || l[:len("memfd_noexec=")] != "memfd_noexec=" {
-			continue
-		}
-		v := 0x200 | uint32(0xff) // nsexec refuses a level it does not know
-		if l = l[len("memfd_noexec="):]; len(l) == 1 && l[0] >= '0' && l[0] <= '2' {
-			v = 0x200 | uint32(l[0]-'0')
-		}
-		if config.Capabilities == nil {
-			return v | 0x100, true
-		}
-		for _, c := range config.Capabilities.Bounding {
-			if c == "CAP_SYS_ADMIN" {
-				return v | 0x100, true
-			}
-		}
-		return v, true
+	level, ok := memfdNoexecLevel(config)
+	if !ok {
+		return 0, false
 	}
-	return 0, false
+	var bounding []string
+	if config.Capabilities != nil {
+		bounding = config.Capabilities.Bounding
+	}
+	return nsenter.MemfdNoexecAttrValue(level, bounding), true
+}
+
+// memfdNoexecSeccomp installs the seccomp rules of the container's level in
+// runc init, for its init and for runc exec alike: before runc's own
+// filter (which could refuse seccomp(2) itself) and while runc init still
+// has CAP_SYS_ADMIN in its user namespace, so that no_new_privs stays as
+// the config says.  The filter survives the execve of the container's
+// process.
+func memfdNoexecSeccomp(config *configs.Config) error {
+	level, ok := memfdNoexecLevel(config)
+	if !ok {
+		return nil
+	}
+	installed, err := nsenter.MemfdNoexecSeccomp(level)
+	if err != nil {
+		return fmt.Errorf("vm.memfd_noexec=%s: %w", level, err)
+	}
+	if installed {
+		logrus.Debugf("vm.memfd_noexec=%s: memfd_create(MFD_HUGETLB) refused (seccomp)", level)
+	}
+	return nil
 }

@@ -7,39 +7,25 @@ package nsenter
 // which contrib/runc/build.sh copies into this package with the loader).
 
 /*
-#include <stdlib.h>
-#include "cloned_binary.h"
-
-extern int runc_open_sealed_self(char *why, size_t size);
-
-static const char *sealed_self_env(void)
-{
-	return CLONED_BINARY_REEXEC_ENV;
-}
+#include "runc_memfd_toolkit.h"
 */
 import "C"
 
-import (
-	"errors"
-	"os"
-)
-
-// SealedSelfName names the file OpenSealedSelf returns.
-const SealedSelfName = "runc (sealed overlay)"
-
-// SealedSelfEnv names the environment variable with which runc init
-// accepts the file it was started from as its sealed clone: "fd:N", N
-// being runc init's fd of it, which it checks and closes.
-var SealedSelfEnv = C.GoString(C.sealed_self_env())
+import "os"
 
 // OpenSealedSelf returns runc's binary opened O_PATH from a new detached,
-// read-only overlayfs, or the reason why there is none here.
-func OpenSealedSelf() (*os.File, error) {
-	var why [512]C.char
+// read-only overlayfs, and the environment entry with which runc init,
+// given it as fd childFd, accepts it as its sealed clone; or nil where
+// there is none here.  msg is the loader's debug line either way.
+func OpenSealedSelf(childFd int) (f *os.File, env string, msg string) {
+	var cenv [64]C.char
+	var cmsg [640]C.char
 
-	fd := C.runc_open_sealed_self(&why[0], C.size_t(len(why)))
+	fd := C.runc_open_sealed_self(C.int(childFd), &cenv[0], C.size_t(len(cenv)),
+		&cmsg[0], C.size_t(len(cmsg)))
+	msg = C.GoString(&cmsg[0])
 	if fd < 0 {
-		return nil, errors.New(C.GoString(&why[0]))
+		return nil, "", msg
 	}
-	return os.NewFile(uintptr(fd), SealedSelfName), nil
+	return os.NewFile(uintptr(fd), "runc (sealed overlay)"), C.GoString(&cenv[0]), msg
 }

@@ -234,6 +234,49 @@ assert_nothing_left() {
 	assert_nothing_left
 }
 
+# hugetlbfs ignores F_SEAL_EXEC, so level 2 alone would leave MFD_HUGETLB
+# memfds executable; runc init adds a seccomp rule for them at 2 only.
+@test "annotation 2: memfd_create(MFD_HUGETLB) fails with EPERM, in runc exec too; at 1 it is allowed" {
+	as rootful
+	bundle two '.annotations.memfd_noexec = "2"' \
+		/bin/sh -c 'memfdprobe hugetlb; memfdprobe none; exec sleep 60'
+	bundle one '.annotations.memfd_noexec = "1"' /bin/memfdprobe hugetlb
+	run at_level --proc 0 sh -ec '
+		"$T/runc" --debug create -b "$T/two" "$ID" </dev/null >"$T/init.out" 2>"$T/create.log"
+		"$T/runc" start "$ID"
+		i=0
+		until grep -q "flags=none" "$T/init.out"; do
+			i=$((i + 1))
+			[ $i -lt 100 ] || { echo "the container did not report"; exit 1; }
+			sleep 0.1
+		done
+		echo ---- exec
+		"$T/runc" exec "$ID" /bin/memfdprobe hugetlb 2>&1
+		"$T/runc" delete -f "$ID"
+		echo ---- level 1
+		"$T/runc" run -b "$T/one" "$ID-1" </dev/null 2>&1'
+	assert_success
+	with_output "$(cat "$T/init.out")" assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	# Only that flag: the other memfds are made as level 2 makes them.
+	with_output "$(cat "$T/init.out")" assert_line --regexp '^memfdprobe: flags=none result=ok mode=0666 '
+	with_output "$(cat "$T/create.log")" assert_line --partial 'memfd_create(MFD_HUGETLB) refused (seccomp)'
+	local exec_out="${output#*---- exec}"
+	with_output "${exec_out%%---- level 1*}" assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	with_output "${output#*---- level 1}" assert_line --regexp '^memfdprobe: flags=hugetlb result=ok '
+	assert_nothing_left
+}
+
+@test "rootless, annotation 2: memfd_create(MFD_HUGETLB) fails with EPERM" {
+	requires user userns
+	as rootless
+	bundle b '.annotations.memfd_noexec = "2"' /bin/memfdprobe hugetlb
+	# Already 2 where it starts: nothing to raise, the rule still comes.
+	run at_level --proc 2 "$T/runc" run -b "$T/b" "$ID" </dev/null
+	assert_success
+	assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	assert_nothing_left
+}
+
 # Invalid requests: a JSON value for annotations["memfd_noexec"] (in a
 # file, so that a 1 MiB value fits), then what the message must quote.
 # "dup" makes the key appear twice instead ("2", then "0").

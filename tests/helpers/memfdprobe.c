@@ -6,6 +6,7 @@
  *   memfdprobe none         memfd_create(MFD_CLOEXEC | MFD_ALLOW_SEALING)
  *   memfdprobe exec         ... | MFD_EXEC
  *   memfdprobe noexec-seal  ... | MFD_NOEXEC_SEAL
+ *   memfdprobe hugetlb      ... | MFD_HUGETLB (on hugetlbfs, which ignores F_SEAL_EXEC)
  *   memfdprobe exec-run     MFD_EXEC, copy /bin/true in, seal it, execute it
  *   memfdprobe level        print vm.memfd_noexec as this task sees it
  *
@@ -26,6 +27,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -165,9 +167,11 @@ int main(int argc, char *argv[])
 		flags |= MFD_EXEC;
 	else if (strcmp(mode, "noexec-seal") == 0)
 		flags |= MFD_NOEXEC_SEAL;
+	else if (strcmp(mode, "hugetlb") == 0)
+		flags |= MFD_HUGETLB;
 	else if (strcmp(mode, "none") != 0) {
 		fprintf(stderr,
-			"memfdprobe: unknown mode '%s': allowed are none, exec, noexec-seal, exec-run, level\n",
+			"memfdprobe: unknown mode '%s': allowed are none, exec, noexec-seal, hugetlb, exec-run, level\n",
 			mode);
 		return 2;
 	}

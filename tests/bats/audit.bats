@@ -483,6 +483,26 @@ audit_container() {
 	grep -qE '^summary: 1 container, [0-9]+ processes audited; 1 would break at level 2: pidns:\[[0-9]+\] \(audit-flagless\[[0-9]+\]: runs from a memfd without F_SEAL_EXEC, worst case; and 2 more\); 1 would break at level 1: pidns:\[[0-9]+\]; 0 unreadable$' "$T/audit.txt"
 }
 
+# Each PID namespace's level is read through an fd of one of its
+# processes; an audit may meet more namespaces than it may hold fds.
+@test "more PID namespaces than open fds allow: every one is read" {
+	run at_level --proc 0 sh -ec '
+		"$HELPERS/audit-manyns" 100 >"$T/held.out" 2>&1 &
+		i=0
+		until grep -q ": ready pid=" "$T/held.out"; do
+			i=$((i + 1))
+			[ $i -lt 200 ] || { cat "$T/held.out" >&2; exit 1; }
+			sleep 0.05
+		done
+		ulimit -n 48
+		"$MN" audit --json'
+	assert_success
+	local n
+	# The namespace of at_level's child is one more container.
+	n=$(jq -e '.summary.containers' <<<"$output")
+	[ "$n" -ge 101 ] || fail "the audit read $n PID namespaces, not the 100 of audit-manyns' children and at_level's, under ulimit -n 48"
+}
+
 @test "bad usage is refused with the allowed values" {
 	run "$MN" audit --pid
 	assert_failure 2

@@ -95,6 +95,11 @@ teardown() {
 		done
 		rm -rf "$T"
 	fi
+	if [ -n "${HUGEPAGES_BEFORE:-}" ]; then
+		echo "$HUGEPAGES_BEFORE" >/proc/sys/vm/nr_hugepages || rc=1
+		[ "$(cat /proc/sys/vm/nr_hugepages)" = "$HUGEPAGES_BEFORE" ] ||
+			{ echo "vm.nr_hugepages is $(cat /proc/sys/vm/nr_hugepages), not $HUGEPAGES_BEFORE again" >&2; rc=1; }
+	fi
 	# The host's value must never change.
 	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}" || rc=1
 	return "$rc"
@@ -591,6 +596,50 @@ requires_hook() {
 	run at_level --proc 0 "$T/runc" run -b "$T/b" "$ID"
 	assert_success
 	assert_memfd_level 2
+	assert_nothing_left
+}
+
+# The hole itself needs a reserved huge page (vm.nr_hugepages is host-wide:
+# two more for this test, restored by teardown).
+@test "huge pages reserved, annotation 2: stock runc runs a script from a hugetlb memfd; the seccomp rule and the patched runc refuse the memfd" {
+	requires_hook || return 1
+	HUGEPAGES_BEFORE=$(cat /proc/sys/vm/nr_hugepages)
+	echo $((HUGEPAGES_BEFORE + 2)) >/proc/sys/vm/nr_hugepages
+	[ "$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)" -ge 1 ] ||
+		missing "a free huge page (vm.nr_hugepages could not be raised)" || return 1
+
+	as rootful "$STOCK_RUNC"
+	bundle hole '.annotations.memfd_noexec = "2"' /bin/memfdprobe hugetlb-run
+	add_hook "$T/hole/config.json"
+	run at_level --proc 0 "$T/runc" run -b "$T/hole" "$ID" </dev/null
+	assert_success
+	assert_line 'memfdprobe: the hugetlb script ran'
+
+	# The snippet for stock runtimes, on podman's own default profile and
+	# on an allow-all one.
+	local profile
+	for profile in /usr/share/containers/seccomp.json allow; do
+		if [ "$profile" = allow ]; then
+			echo '{"defaultAction": "SCMP_ACT_ALLOW"}'
+		else
+			cat "$profile"
+		fi | jq -f "$REPO_ROOT/contrib/seccomp/deny-hugetlb-memfd.jq" >"$T/value.json"
+		bundle rule '.annotations.memfd_noexec = "2" | .linux.seccomp = $v' \
+			/bin/sh -c 'memfdprobe hugetlb-run; memfdprobe none'
+		add_hook "$T/rule/config.json"
+		run at_level --proc 0 "$T/runc" run -b "$T/rule" "$ID" </dev/null
+		assert_success
+		assert_line 'memfdprobe: flags=hugetlb-run result=EPERM'
+		assert_line --regexp '^memfdprobe: flags=none result=ok mode=0666 '
+	done
+
+	as rootful
+	rm "$T/value.json"
+	bundle patched '.annotations.memfd_noexec = "2"' /bin/memfdprobe hugetlb-run
+	run at_level --proc 0 "$T/runc" run -b "$T/patched" "$ID" </dev/null
+	assert_success
+	assert_line 'memfdprobe: flags=hugetlb-run result=EPERM'
+	refute_output --partial 'the hugetlb script ran'
 	assert_nothing_left
 }
 

@@ -8,6 +8,9 @@
  *   memfdprobe noexec-seal  ... | MFD_NOEXEC_SEAL
  *   memfdprobe hugetlb      ... | MFD_HUGETLB (on hugetlbfs, which ignores F_SEAL_EXEC)
  *   memfdprobe exec-run     MFD_EXEC, copy /bin/true in, seal it, execute it
+ *   memfdprobe hugetlb-run  MFD_HUGETLB without an exec flag: a #!/bin/sh script
+ *                           written in through mmap (hugetlbfs has no write()),
+ *                           chmod 0755, executed (needs a reserved huge page)
  *   memfdprobe level        print vm.memfd_noexec as this task sees it
  *
  * exec-run copies with the memfd writable, then reopens it read-only,
@@ -18,6 +21,7 @@
  *   memfdprobe: flags=exec result=ok mode=0777 seals=0x0 exec_seal=no
  *   memfdprobe: flags=exec result=EACCES
  *   memfdprobe: flags=exec-run result=ok exec=ok
+ *   memfdprobe: flags=hugetlb-run result=ok mmap=ENOMEM
  *   memfdprobe: level=2
  * Exits 1 if the probe could not run, 2 on bad usage.
  */
@@ -62,6 +66,62 @@ static int report_fd(const char *mode, int fd)
 	printf("memfdprobe: flags=%s result=ok mode=%04o seals=0x%x exec_seal=%s\n", mode,
 	       (unsigned)(st.st_mode & 07777), (unsigned)seals,
 	       (seals & F_SEAL_EXEC) ? "yes" : "no");
+	return 0;
+}
+
+/* The hugetlbfs hole of level 2: hugetlbfs ignores F_SEAL_EXEC. */
+static int hugetlb_run(void)
+{
+	static const char script[] = "#!/bin/sh\necho memfdprobe: the hugetlb script ran\nexit 0\n";
+	const size_t size = 2 << 20; /* one huge page of the default size here */
+	_cleanup_close_ int fd = -EBADF;
+	char *const argv[] = {(char *)"memfdprobe-hugetlb", NULL};
+	int status;
+	pid_t pid;
+	void *p;
+
+	/* No MFD_CLOEXEC: the interpreter opens the script as /dev/fd/N. */
+	fd = missing_memfd_create("memfdprobe", MFD_HUGETLB);
+	if (fd < 0) {
+		printf("memfdprobe: flags=hugetlb-run result=%s\n", errno_name(errno));
+		return 0;
+	}
+	if (ftruncate(fd, (off_t)size) < 0) {
+		printf("memfdprobe: flags=hugetlb-run result=ok ftruncate=%s\n", errno_name(errno));
+		return 0;
+	}
+	p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (p == MAP_FAILED) {
+		printf("memfdprobe: flags=hugetlb-run result=ok mmap=%s\n", errno_name(errno));
+		return 0;
+	}
+	memcpy(p, script, sizeof(script) - 1);
+	(void)munmap(p, size);
+	if (fchmod(fd, 0755) < 0) {
+		printf("memfdprobe: flags=hugetlb-run result=ok chmod=%s\n", errno_name(errno));
+		return 0;
+	}
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "memfdprobe: Failed to fork: %m\n");
+		return 1;
+	}
+	if (pid == 0) {
+		missing_execveat(fd, "", argv, environ, AT_EMPTY_PATH);
+		_exit(100 + (errno & 0x7f) % 100);
+	}
+	if (waitpid(pid, &status, 0) < 0) {
+		fprintf(stderr, "memfdprobe: Failed to wait: %m\n");
+		return 1;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		printf("memfdprobe: flags=hugetlb-run result=ok exec=ok\n");
+	else if (WIFEXITED(status) && WEXITSTATUS(status) >= 100)
+		printf("memfdprobe: flags=hugetlb-run result=ok exec=%s\n",
+		       errno_name(WEXITSTATUS(status) - 100));
+	else
+		printf("memfdprobe: flags=hugetlb-run result=ok exec=status:%d\n", status);
 	return 0;
 }
 
@@ -161,6 +221,8 @@ int main(int argc, char *argv[])
 	mode = argv[1];
 	if (strcmp(mode, "exec-run") == 0)
 		return exec_run();
+	if (strcmp(mode, "hugetlb-run") == 0)
+		return hugetlb_run();
 	if (strcmp(mode, "level") == 0)
 		return print_level();
 	if (strcmp(mode, "exec") == 0)
@@ -171,7 +233,7 @@ int main(int argc, char *argv[])
 		flags |= MFD_HUGETLB;
 	else if (strcmp(mode, "none") != 0) {
 		fprintf(stderr,
-			"memfdprobe: unknown mode '%s': allowed are none, exec, noexec-seal, hugetlb, exec-run, level\n",
+			"memfdprobe: unknown mode '%s': allowed are none, exec, noexec-seal, hugetlb, exec-run, hugetlb-run, level\n",
 			mode);
 		return 2;
 	}

@@ -411,6 +411,20 @@ BAD_VALUES=(
 	assert_message 'keeps CAP_SYS_ADMIN in its bounding set and has no user namespace'
 	assert_message 'Drop CAP_SYS_ADMIN'
 	assert_nothing_left
+	# Other ways of keeping it: no capabilities at all or no bounding set
+	# (runtimes then leave the capabilities alone), and the spellings that
+	# libcap's cap_from_name() reads as CAP_SYS_ADMIN, as crun does.
+	local keep
+	for keep in 'del(.process.capabilities)' 'del(.process.capabilities.bounding)' \
+		'.process.capabilities.bounding += ["cap_sys_admin"]' \
+		'.process.capabilities.bounding += ["21"]'; do
+		bundle b ".annotations.memfd_noexec = \"2\" | $keep"
+		run at_level --proc 0 "$T/runc" --log-format json run -b "$T/b" "$ID" </dev/null
+		assert_failure 1
+		assert_message 'Drop CAP_SYS_ADMIN'
+		refute_output --partial 'memfdprobe:'
+		assert_nothing_left
+	done
 	# With a user namespace (root mapped to 100000) it is accepted.
 	bundle b ".annotations.memfd_noexec = \"2\" | .process.capabilities.bounding += [\"CAP_SYS_ADMIN\"] | $USERNS"
 	run at_level --proc 0 "$T/runc" run -b "$T/b" "$ID"

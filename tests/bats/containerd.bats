@@ -371,6 +371,38 @@ start_pid_owner() {
 		.control.ran == false' <<<"$output" >/dev/null
 }
 
+@test "memfd-noexec check: a runtime that runs every annotated container at 2, \"3\" too, ignores it" {
+	local all2="$DAEMON_DIR/all2-runtime-$ID"
+	# Any annotation, whatever its value: the process runs as PID 1 of a
+	# new PID namespace at 2 (never the one it was started in).
+	cat >"$all2" <<-'EOF'
+		#!/bin/bash
+		b= cmd=
+		while [ $# -gt 0 ]; do
+			case "$1" in
+			--bundle) b=$2; shift ;;
+			run | delete) cmd=$1 ;;
+			esac
+			shift
+		done
+		[ "$cmd" = run ] || exit 0
+		mapfile -t args < <(jq -r '.process.args[]' "$b/config.json")
+		if jq -e '.annotations.memfd_noexec' "$b/config.json" >/dev/null; then
+			exec unshare --pid --fork --mount-proc \
+				sh -c 'echo 2 >/proc/sys/vm/memfd_noexec && exec "$@"' sh "${args[@]}"
+		fi
+		exec "${args[@]}"
+	EOF
+	chmod 755 "$all2"
+	run "$MEMFD_NOEXEC" check --runtime "$all2"
+	assert_failure 1
+	assert_output --partial 'annotation "2": ran at level 2'
+	assert_output --partial 'annotation "3": ran at level 2'
+	assert_output --partial 'verdict: ignores'
+	refute_output --partial 'verdict: honours'
+	[ "$(host_level)" = "$HOST_LEVEL_BEFORE" ]
+}
+
 @test "memfd-noexec check: a runtime that sets its own namespace's level is caught, and the host stays put" {
 	local evil="$DAEMON_DIR/evil-runtime-$ID"
 	# Writes the requested level where it runs, then runs the process

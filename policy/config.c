@@ -33,6 +33,7 @@
 #include "json_reader.h"
 #include "macro.h"
 #include "message.h"
+#include "memfd-sysctl.h"
 #include "policy.h"
 
 enum {
@@ -179,9 +180,14 @@ int policy_check_level(const struct policy_json_capture *c, const char *name, co
 				err, -E2BIG,
 				"Refusing %s = %s in %s: the value is longer than %zu bytes. Allowed values are \"0\", \"1\" or \"2\" (JSON strings). Set one of them, or remove it to keep the inherited vm.memfd_noexec.",
 				name, quoted, what, c->max_len);
-		if (c->len == 1 && c->text[0] >= '0' && c->text[0] <= '2') {
-			*ret_level = c->text[0] - '0';
-			return 0;
+		if (c->len == 1) {
+			const char word[2] = {c->text[0], '\0'};
+			int level = mt_memfd_noexec_parse(word);
+
+			if (level >= 0) {
+				*ret_level = level;
+				return 0;
+			}
 		}
 		return mt_error_set(
 			err, -EINVAL,

@@ -18,6 +18,7 @@
 #include "json_reader.h"
 #include "macro.h"
 #include "message.h"
+#include "parse.h"
 #include "policy.h"
 
 #define WHAT "the OCI state"
@@ -88,18 +89,18 @@ static int take_string(struct policy_json_capture *c, char **ret, struct mt_erro
 
 static int parse_pid(const struct policy_json_capture *c, pid_t *ret, struct mt_error **err)
 {
-	long long v = 0;
-	bool ok = c->type == POLICY_JSON_NUMBER && c->len > 0 && c->len <= c->max_len;
+	char digits[16];
+	int v;
 
-	for (size_t i = 0; ok && i < c->len; i++) {
-		if (c->text[i] < '0' || c->text[i] > '9' || v > INT_MAX)
-			ok = false;
-		else
-			v = v * 10 + (c->text[i] - '0');
-	}
-	if (ok && v > 0 && v <= INT_MAX) {
-		*ret = (pid_t)v;
-		return 0;
+	/* A JSON number of plain digits only: "1e3", "-1" and "1.0" are no pids. */
+	if (c->type == POLICY_JSON_NUMBER && c->len > 0 && c->len < sizeof(digits) &&
+	    c->len <= c->max_len) {
+		memcpy(digits, c->text, c->len);
+		digits[c->len] = '\0';
+		if (mt_parse_int(digits, INT_MAX, &v, NULL) == 0 && v > 0) {
+			*ret = (pid_t)v;
+			return 0;
+		}
 	}
 
 	if (c->type == POLICY_JSON_ABSENT)

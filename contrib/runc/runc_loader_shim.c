@@ -37,6 +37,7 @@
 #include <unistd.h>
 #include <linux/capability.h>
 
+#include "memfd-sysctl.h"
 #include "runc_memfd_toolkit.h"
 
 #ifndef RUNC_LOADER_REQUEST
@@ -153,13 +154,11 @@ int runc_open_sealed_self(int child_fd, char *env, size_t env_size, char *msg, s
 	return fd;
 }
 
-/* The annotation's value as runc's main package left it: exactly one digit
- * 0..2, or -1. */
+/* The annotation's value as runc's main package left it: exactly "0", "1"
+ * or "2", else -EINVAL. */
 static int label_level(const char *level)
 {
-	if (level && level[0] >= '0' && level[0] <= '2' && level[1] == '\0')
-		return level[0] - '0';
-	return -1;
+	return mt_memfd_noexec_parse(level);
 }
 
 uint32_t runc_memfd_noexec_attr(const char *level, const char *const *bounding, size_t n,

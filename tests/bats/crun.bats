@@ -403,6 +403,23 @@ CREATED='
 	assert_success
 }
 
+@test "sealexec --hint: the wrapper's line after a clone failure only, one printable line" {
+	requires fakekernel || return 1
+	run "$FAKEKERNEL" --kernel=nofsopen -- "$SEALEXEC" --method=overlay --hint='wrapper: do X' true
+	assert_failure 126
+	assert_line --index 0 --partial 'sealexec: Failed to make a sealed copy of true'
+	assert_line --index 1 'wrapper: do X'
+	run "$SEALEXEC" --hint='wrapper: do X' true
+	assert_success
+	refute_output
+	run "$SEALEXEC" --hint="$(printf 'a\nforged: line')" true
+	assert_failure 2
+	assert_output 'sealexec: invalid --hint: it must be one line of printable text without control characters'
+	run "$SEALEXEC" --hint= true
+	assert_failure 2
+	assert_output 'sealexec: invalid --hint: it must not be empty'
+}
+
 # ---- the per-container level: the hook, rootless through the service -----------
 
 # hook_bundle NAME: bundle NAME with annotation 2 and the hook as a

@@ -303,38 +303,36 @@ CREATED='
 	assert_nothing_left
 }
 
+# assert_refused REASON: the run exited 126 with sealexec's REASON and the
+# wrapper's hint, no clone was made, crun never ran, nothing is left.
+assert_refused() {
+	assert_failure 126
+	assert_output --partial "$1"
+	assert_line --partial "$HINT"
+	refute_output --partial 'cloned_binary: using'
+	refute_output --partial 'Failed to re-execute' # crun's own copy
+	refute_output --partial 'memfdprobe:'
+	assert_nothing_left
+}
+
 @test "where the overlay is impossible crun-sealed fails with the reason and what works instead, never running a copy" {
 	requires fakekernel || return 1
 	# Level 0, where a copy would run and hide a fallback; 2 below.
 	as rootful "$U_WRAPPER" "$U_FAKEKERNEL" --kernel=nofsopen --
 	bundle b .
 	run crun_ns 0 "$T/runc" run -b "$T/b" "$ID"
-	assert_failure 126
-	assert_output --partial 'sealexec: Failed to make a sealed copy of /usr/bin/crun: Failed to open the binary from a detached overlayfs (overlay): no fsopen() (before Linux 5.2)'
-	assert_line --partial "$HINT"
-	refute_output --partial 'cloned_binary: using'
-	refute_output --partial 'memfdprobe:'
-	assert_nothing_left
+	assert_refused 'sealexec: Failed to make a sealed copy of /usr/bin/crun: Failed to open the binary from a detached overlayfs (overlay): no fsopen() (before Linux 5.2)'
 
 	# Rootless without user namespaces: no overlay for the user, at 2.
 	as rootless "$U_WRAPPER" "$U_FAKEKERNEL" --kernel=nouserns --
 	bundle b .
 	run crun_ns 2 "$T/runc" run -b "$T/b" "$ID"
-	assert_failure 126
-	assert_output --partial 'no unprivileged user namespaces here'
-	assert_line --partial "$HINT"
-	refute_output --partial 'cloned_binary: using'
-	refute_output --partial 'Failed to re-execute' # crun never ran
-	assert_nothing_left
+	assert_refused 'no unprivileged user namespaces here'
 
 	# The environment cannot turn the overlay off into a copy either.
 	as rootless "$U_WRAPPER" env MEMFD_TOOLKIT_FEATURES=-fsopen
 	run crun_ns 0 "$T/runc" run -b "$T/b" "$ID"
-	assert_failure 126
-	assert_output --partial 'no fsopen()'
-	assert_line --partial "$HINT"
-	refute_output --partial 'memfdprobe:'
-	assert_nothing_left
+	assert_refused 'no fsopen()'
 }
 
 @test "crun-sealed refuses hostile crun and sealexec paths before anything runs" {

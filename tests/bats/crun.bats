@@ -382,6 +382,9 @@ assert_refused() {
 	assert_output --partial "cannot find sealexec next to $d/crun-sealed or in PATH (/nonexistent)"
 	run env PATH="$USER_BIN" "$d/crun-sealed" --crun="$d/crun"
 	assert_success
+	run "${w[@]}" --sealexec= --crun="$d/crun"
+	assert_failure 2
+	assert_output "crun-sealed: option --sealexec= needs a value: --sealexec=/absolute/path"
 	run "${w[@]}" --crun "$d/crun"
 	assert_failure 2
 	assert_output --partial "option --crun needs its value after '='"

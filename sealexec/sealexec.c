@@ -3,7 +3,7 @@
  * sealexec: run a program from a sealed, W^X copy of itself.
  *
  *   sealexec [--debug] [--method=auto|overlay|memfd|tmpfile]
- *            [--tmpdir=DIR] [--] PROGRAM [ARG...]
+ *            [--tmpdir=DIR] [--hint=TEXT] [--] PROGRAM [ARG...]
  *   sealexec --features [--json]
  *   sealexec --check FILE
  *
@@ -38,7 +38,7 @@ extern char **environ;
 
 static void usage(FILE *f)
 {
-	fputs("Usage: sealexec [OPTIONS] [--] PROGRAM [ARG...]\n       sealexec --features [--json]\n       sealexec --check FILE\n\nRun PROGRAM (looked up in PATH) from a sealed, write-protected\ncopy, so that nothing can overwrite the file it was started from.\n\n  -d, --debug            print which method was used\n                         (also SEALEXEC_DEBUG=1)\n  -m, --method=METHOD    auto (default), overlay, memfd or tmpfile\n  -t, --tmpdir=DIR       the only directory for the tmpfile method\n                         (default: $SEALEXEC_TMPDIR, $XDG_RUNTIME_DIR,\n                         /run, /tmp, /var/tmp, /dev/shm; directories\n                         others control are skipped)\n      --features         print the probed kernel features\n      --json             with --features: print one JSON object\n      --check FILE       exit 0 if FILE is a sealed clone, 1 if not\n  -h, --help             show this help\n  -V, --version          show the version\n\nExit status: PROGRAM's; 2 for bad usage or a missing program;\n126 if no sealed copy could be made or executed.\nMEMFD_TOOLKIT_FEATURES=-name,... turns probed features off for\ntesting (names as printed by --features).\n",
+	fputs("Usage: sealexec [OPTIONS] [--] PROGRAM [ARG...]\n       sealexec --features [--json]\n       sealexec --check FILE\n\nRun PROGRAM (looked up in PATH) from a sealed, write-protected\ncopy, so that nothing can overwrite the file it was started from.\n\n  -d, --debug            print which method was used\n                         (also SEALEXEC_DEBUG=1)\n  -m, --method=METHOD    auto (default), overlay, memfd or tmpfile\n  -t, --tmpdir=DIR       the only directory for the tmpfile method\n                         (default: $SEALEXEC_TMPDIR, $XDG_RUNTIME_DIR,\n                         /run, /tmp, /var/tmp, /dev/shm; directories\n                         others control are skipped)\n      --hint=TEXT        if no sealed copy can be made or executed,\n                         also print the line TEXT (what works instead)\n      --features         print the probed kernel features\n      --json             with --features: print one JSON object\n      --check FILE       exit 0 if FILE is a sealed clone, 1 if not\n  -h, --help             show this help\n  -V, --version          show the version\n\nExit status: PROGRAM's; 2 for bad usage or a missing program;\n126 if no sealed copy could be made or executed.\nMEMFD_TOOLKIT_FEATURES=-name,... turns probed features off for\ntesting (names as printed by --features).\n",
 	      f);
 }
 
@@ -46,6 +46,7 @@ struct args {
 	struct cloned_binary_options opts;
 	struct mt_features features;
 	const char *tmpdirs[3];
+	const char *hint; /* --hint: a caller's line after a clone or exec failure */
 	bool show_features, json;
 	const char *check;
 	char **program; /* NULL-terminated argv of PROGRAM */
@@ -176,6 +177,16 @@ static void parse_option(struct args *a, int c, char *argv[])
 			cli_die(EXIT_USAGE, "--tmpdir '%s' must be an absolute path", optarg);
 		a->opts.tmpdir = optarg;
 		break;
+	case 'H':
+		/* One line: a control character would forge or split lines. */
+		for (const char *p = optarg; *p; p++)
+			if ((unsigned char)*p < 0x20 || *p == 0x7f)
+				cli_die(EXIT_USAGE,
+					"invalid --hint: it must be one line of printable text without control characters");
+		if (!*optarg)
+			cli_die(EXIT_USAGE, "invalid --hint: it must not be empty");
+		a->hint = optarg;
+		break;
 	case 'F':
 		a->show_features = true;
 		break;
@@ -223,15 +234,17 @@ static void options_from_env(struct args *a)
 
 static void parse_args(struct args *a, int argc, char *argv[])
 {
-	static const struct option options[] = {{"debug", no_argument, NULL, 'd'},
-						{"method", required_argument, NULL, 'm'},
-						{"tmpdir", required_argument, NULL, 't'},
-						{"features", no_argument, NULL, 'F'},
-						{"json", no_argument, NULL, 'J'},
-						{"check", required_argument, NULL, 'C'},
-						{"help", no_argument, NULL, 'h'},
-						{"version", no_argument, NULL, 'V'},
-						{}};
+	static const struct option options[] = {
+		{"debug", no_argument, NULL, 'd'},
+		{"method", required_argument, NULL, 'm'},
+		{"tmpdir", required_argument, NULL, 't'},
+		{"features", no_argument, NULL, 'F'},
+		{"json", no_argument, NULL, 'J'},
+		{"check", required_argument, NULL, 'C'},
+		{"hint", required_argument, NULL, 'H'}, /* for wrappers */
+		{"help", no_argument, NULL, 'h'},
+		{"version", no_argument, NULL, 'V'},
+		{}};
 	int c;
 
 	opterr = 0;
@@ -259,6 +272,14 @@ static void parse_args(struct args *a, int argc, char *argv[])
 	a->program = argv + optind;
 }
 
+/* After the error line: the caller's --hint line, as given, then 126. */
+_noreturn_ static void die_with_hint(const char *hint)
+{
+	if (hint)
+		cli_log_line(hint);
+	exit(EXIT_CANNOT_EXEC);
+}
+
 int main(int argc, char *argv[])
 {
 	_cleanup_error_ struct mt_error *err = NULL;
@@ -276,12 +297,15 @@ int main(int argc, char *argv[])
 
 	src = open_program(a.program[0]);
 	r = cloned_binary_clone(src, &a.opts, &method, &fd, &err);
-	if (r < 0)
-		cli_die(EXIT_CANNOT_EXEC, "Failed to make a sealed copy of %s: %s", a.program[0],
-			mt_error_message(err));
+	if (r < 0) {
+		cli_error("Failed to make a sealed copy of %s: %s", a.program[0],
+			  mt_error_message(err));
+		die_with_hint(a.hint);
+	}
 	(void)close(src);
 
 	(void)cloned_binary_exec(fd, a.program, environ, &a.opts, &err);
-	cli_die(EXIT_CANNOT_EXEC, "Failed to execute the sealed copy of %s (%s): %s", a.program[0],
-		cloned_binary_method_to_string(method), mt_error_message(err));
+	cli_error("Failed to execute the sealed copy of %s (%s): %s", a.program[0],
+		  cloned_binary_method_to_string(method), mt_error_message(err));
+	die_with_hint(a.hint);
 }

@@ -404,7 +404,8 @@ rootless_globals() {
 # vm.memfd_noexec to LEVEL ("inherit": left as inherited).  Podman's pause
 # process and conmon die with that namespace when the command ends, so one
 # call is one self-contained podman session; a stale pause.pid from the
-# last one is removed first.
+# last one is removed first.  RPODMAN_CGROUP_V1 non-empty: the cgroup2
+# mount of a hybrid layout is unmounted there first (crun needs that).
 rpodman() {
 	local level="$1" r="$PODMAN_T/rootless"
 	shift
@@ -415,6 +416,9 @@ rpodman() {
 	# shared again, in peer groups of its own, for podman's rootless mounts.
 	unshare --pid --fork --kill-child --mount-proc -- sh -c '
 		[ "$0" = inherit ] || echo "$0" >/proc/sys/vm/memfd_noexec || exit 125
+		# crun (crun.bats) refuses a hybrid cgroup layout: v1 alone.
+		[ -z "${RPODMAN_CGROUP_V1:-}" ] || ! mountpoint -q /sys/fs/cgroup/unified ||
+			umount /sys/fs/cgroup/unified || exit 125
 		mount --make-rshared / || exit 125
 		exec "$@"' "$level" \
 		setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups \

@@ -399,6 +399,51 @@ start_pid_owner() {
 	[ "$(host_level)" = "$HOST_LEVEL_BEFORE" ]
 }
 
+@test "memfd-noexec check: config.json escapes every value (a path with a quote, a backslash, a tab, UTF-8)" {
+	local dir="$DAEMON_DIR/odd \"q\\ b"$'\t'"t é" saved="$DAEMON_DIR/saved-$ID"
+	local keeper="$DAEMON_DIR/keeping-runtime-$ID" bad="$DAEMON_DIR/bad"$'\xff'"-$ID"
+	mkdir -p "$dir" "$saved" "$bad"
+	cp "$MEMFD_NOEXEC" "$dir/"
+	cp "$MEMFD_NOEXEC" "$bad/"
+	# The patched runc runs the check's container from there, and honours.
+	run "$dir/memfd-noexec" check --runtime "$RUNC" --json
+	assert_success
+	jq -e '.verdict == "honours" and .annotation_2.level == 2' <<<"$output" >/dev/null
+	# A runtime that keeps each config.json (the check gives it a clean
+	# environment, so the directory is written into the script).
+	{
+		printf '#!/bin/bash\nsaved=%q\n' "$saved"
+		cat <<-'EOF'
+			b= cmd=
+			while [ $# -gt 0 ]; do
+				case "$1" in
+				--bundle) b=$2; shift ;;
+				run | delete) cmd=$1 ;;
+				esac
+				shift
+			done
+			[ "$cmd" = run ] || exit 0
+			cp "$b/config.json" "$saved/config.json"
+			mapfile -t args < <(jq -r '.process.args[]' "$b/config.json")
+			exec "${args[@]}"
+		EOF
+	} >"$keeper"
+	chmod 755 "$keeper"
+	run "$dir/memfd-noexec" check --runtime "$keeper"
+	assert_failure 1
+	assert_output --partial 'verdict: ignores'
+	run python3 -m json.tool "$saved/config.json"
+	assert_success
+	jq -e --arg self "$dir/memfd-noexec" '.process.args == [$self, "check", "--inside"] and
+		.annotations.memfd_noexec == "2" and (.root.path | test("^/(run|tmp)/memfd-noexec-check\\.[^/]+/rootfs$"))' \
+		"$saved/config.json" >/dev/null || fail "config.json: $(cat "$saved/config.json")"
+	# A path that is not UTF-8, which JSON cannot carry: refused, named.
+	run "$bad/memfd-noexec" check --runtime "$RUNC"
+	assert_failure 1
+	assert_output --partial "Failed to write config.json: the path of this program, \"$DAEMON_DIR/bad\\u00ff-$ID/memfd-noexec\", is not valid UTF-8"
+	rm -rf "$dir" "$saved" "$bad" "$keeper"
+}
+
 # run_check [at_level N] ARGS...: `run memfd-noexec check ARGS` (at level N
 # in a child PID namespace when asked) with a /run and /tmp of its own (a
 # private tmpfs each, in a mount namespace of its own), so that what it

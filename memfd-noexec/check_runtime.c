@@ -62,6 +62,7 @@
 
 #include "check_runtime.h"
 #include "errors.h"
+#include "escape.h"
 #include "fd-util.h"
 #include "json_writer.h"
 #include "macro.h"
@@ -231,33 +232,123 @@ static int make_private_dir(struct check_ctx *c)
 	return 0;
 }
 
-/*
- * Writes s as a JSON string.  Only printable ASCII is accepted (-EILSEQ
- * otherwise): the paths written here are this program's and our own.
- */
-static int put_json_string(FILE *f, const char *s)
-{
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char ch = (unsigned char)*s;
+/* ---- config.json -------------------------------------------------------- */
 
-		if (ch < 0x20 || ch >= 0x7f)
-			return -EILSEQ;
-		if (ch == '"' || ch == '\\')
-			fputc('\\', f);
-		fputc(ch, f);
+/* Errors of the writer are sticky: the callers check the end result. */
+static void add_strings(struct policy_json_writer *w, const char *key, const char *const *items)
+{
+	(void)policy_json_writer_open_array(w, key);
+	for (; *items; items++)
+		(void)policy_json_writer_add_string(w, NULL, *items);
+	(void)policy_json_writer_close_array(w);
+}
+
+/* Runs this program as root, without capabilities: a container keeping
+ * CAP_SYS_ADMIN could undo its level, and an honouring runtime refuses to
+ * promise one then. */
+static void add_process(struct policy_json_writer *w, const struct check_ctx *c)
+{
+	const char *const args[] = {c->self, "check", "--inside", NULL};
+	const char *const env[] = {"PATH=/usr/sbin:/usr/bin:/sbin:/bin", NULL};
+	const char *const none[] = {NULL};
+
+	(void)policy_json_writer_open_object(w, "process");
+	(void)policy_json_writer_add_bool(w, "terminal", false);
+	(void)policy_json_writer_open_object(w, "user");
+	(void)policy_json_writer_add_int(w, "uid", 0);
+	(void)policy_json_writer_add_int(w, "gid", 0);
+	(void)policy_json_writer_close_object(w);
+	add_strings(w, "args", args);
+	add_strings(w, "env", env);
+	(void)policy_json_writer_add_string(w, "cwd", "/");
+	(void)policy_json_writer_add_bool(w, "noNewPrivileges", true);
+	(void)policy_json_writer_open_object(w, "capabilities");
+	add_strings(w, "bounding", none);
+	add_strings(w, "effective", none);
+	add_strings(w, "permitted", none);
+	(void)policy_json_writer_close_object(w);
+	(void)policy_json_writer_close_object(w);
+}
+
+/* A fresh /proc and a small /dev; the rootfs is a read-only bind of "/". */
+static void add_mounts(struct policy_json_writer *w)
+{
+	static const struct {
+		const char *destination, *type;
+		const char *const options[4];
+	} mounts[] = {
+		{"/proc", "proc", {"nosuid", "noexec", "nodev", NULL}},
+		{"/dev", "tmpfs", {"nosuid", "mode=755", "size=1024k", NULL}},
+	};
+
+	(void)policy_json_writer_open_array(w, "mounts");
+	for (size_t i = 0; i < ELEMENTSOF(mounts); i++) {
+		(void)policy_json_writer_open_object(w, NULL);
+		(void)policy_json_writer_add_string(w, "destination", mounts[i].destination);
+		(void)policy_json_writer_add_string(w, "type", mounts[i].type);
+		/* The source of a pseudo filesystem: its type, by custom. */
+		(void)policy_json_writer_add_string(w, "source", mounts[i].type);
+		add_strings(w, "options", mounts[i].options);
+		(void)policy_json_writer_close_object(w);
 	}
-	fputc('"', f);
+	(void)policy_json_writer_close_array(w);
+}
+
+static void add_namespaces(struct policy_json_writer *w)
+{
+	static const char *const types[] = {"pid", "mount", "ipc", "uts", "network"};
+
+	(void)policy_json_writer_open_object(w, "linux");
+	(void)policy_json_writer_open_array(w, "namespaces");
+	for (size_t i = 0; i < ELEMENTSOF(types); i++) {
+		(void)policy_json_writer_open_object(w, NULL);
+		(void)policy_json_writer_add_string(w, "type", types[i]);
+		(void)policy_json_writer_close_object(w);
+	}
+	(void)policy_json_writer_close_array(w);
+	(void)policy_json_writer_close_object(w);
+}
+
+/* The document for one container; annotation NULL: none. */
+static int build_config(const struct check_ctx *c, const char *annotation,
+			struct policy_json_writer **ret)
+{
+	_cleanup_(policy_json_writer_freep) struct policy_json_writer *w = NULL;
+	int r = policy_json_writer_new(&w);
+
+	if (r < 0)
+		return r;
+	(void)policy_json_writer_open_object(w, NULL);
+	(void)policy_json_writer_add_string(w, "ociVersion", "1.0.2");
+	add_process(w, c);
+	(void)policy_json_writer_open_object(w, "root");
+	(void)policy_json_writer_add_string(w, "path", c->rootfs);
+	(void)policy_json_writer_add_bool(w, "readonly", true);
+	(void)policy_json_writer_close_object(w);
+	(void)policy_json_writer_add_string(w, "hostname", "memfd-noexec-check");
+	add_mounts(w);
+	if (annotation) {
+		(void)policy_json_writer_open_object(w, "annotations");
+		(void)policy_json_writer_add_string(w, "memfd_noexec", annotation);
+		(void)policy_json_writer_close_object(w);
+	}
+	add_namespaces(w);
+	(void)policy_json_writer_close_object(w);
+	*ret = TAKE_PTR(w);
 	return 0;
 }
 
-/* config.json for one container; annotation NULL: none. */
+/* Writes config.json for one container; -EILSEQ if a path is not UTF-8. */
 static int write_config(const struct check_ctx *c, const char *annotation)
 {
+	_cleanup_(policy_json_writer_freep) struct policy_json_writer *w = NULL;
 	_cleanup_close_ int fd = -EBADF;
 	FILE *f;
-	int r, r2;
+	int r;
 
+	r = build_config(c, annotation, &w);
+	if (r < 0)
+		return r;
 	fd = open(c->config, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return negative_errno();
@@ -265,29 +356,9 @@ static int write_config(const struct check_ctx *c, const char *annotation)
 	if (!f)
 		return negative_errno();
 	TAKE_FD(fd);
-
-	fputs("{\"ociVersion\":\"1.0.2\",\"process\":{\"terminal\":false,\"user\":{\"uid\":0,\"gid\":0},\"args\":[",
-	      f);
-	r = put_json_string(f, c->self);
-	/* No capabilities: a container keeping CAP_SYS_ADMIN could undo its
-	 * level, and an honouring runtime refuses to promise one then. */
-	fputs(",\"check\",\"--inside\"],\"env\":[\"PATH=/usr/sbin:/usr/bin:/sbin:/bin\"],\"cwd\":\"/\",\"noNewPrivileges\":true,\"capabilities\":{\"bounding\":[],\"effective\":[],\"permitted\":[]}},\"root\":{\"path\":",
-	      f);
-	r2 = put_json_string(f, c->rootfs);
-	if (r >= 0)
-		r = r2;
-	fputs(",\"readonly\":true},\"hostname\":\"memfd-noexec-check\",\"mounts\":[{\"destination\":\"/proc\",\"type\":\"proc\",\"source\":\"proc\",\"options\":[\"nosuid\",\"noexec\",\"nodev\"]},{\"destination\":\"/dev\",\"type\":\"tmpfs\",\"source\":\"tmpfs\",\"options\":[\"nosuid\",\"mode=755\",\"size=1024k\"]}],",
-	      f);
-	if (annotation)
-		fprintf(f, "\"annotations\":{\"memfd_noexec\":\"%s\"},", annotation);
-	fputs("\"linux\":{\"namespaces\":[{\"type\":\"pid\"},{\"type\":\"mount\"},{\"type\":\"ipc\"},{\"type\":\"uts\"},{\"type\":\"network\"}]}}\n",
-	      f);
-	if (ferror(f)) {
-		(void)fclose(f);
-		return -EIO;
-	}
-	if (fclose(f) != 0)
-		return negative_errno();
+	r = policy_json_writer_print(w, f);
+	if (fclose(f) != 0 && r >= 0)
+		r = negative_errno();
 	return r;
 }
 
@@ -624,6 +695,7 @@ static int run_one(struct check_ctx *c, const char *annotation, const sigset_t *
 		   struct run_result *res, struct mt_error **err)
 {
 	_cleanup_close_ int rd = -EBADF, wr = -EBADF;
+	char shown[200 * MT_ESCAPE_MAX_PER_CHAR + 1];
 	int p[2], r;
 	pid_t pid;
 
@@ -632,7 +704,8 @@ static int run_one(struct check_ctx *c, const char *annotation, const sigset_t *
 	if (r == -EILSEQ)
 		return mt_error_set(
 			err, r,
-			"Failed to write config.json: the path of memfd-noexec must be printable ASCII");
+			"Failed to write config.json: the path of this program, \"%s\", is not valid UTF-8, which JSON cannot carry; install memfd-noexec under a UTF-8 path",
+			(mt_escape(shown, sizeof(shown), c->self, strlen(c->self), 200), shown));
 	if (r < 0)
 		return mt_error_set(err, r, "Failed to write config.json: %s", strerror(-r));
 	if (pipe2(p, O_CLOEXEC) < 0)

@@ -55,7 +55,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -75,10 +74,9 @@
 #define SERVE_TIMEOUT_MS 1000 /* for a connection's request */
 #define SERVE_MAX_PENDING 256 /* silent connections held at once */
 #define SERVE_MAX_PENDING_PER_UID 64
-#define SERVE_MAX_ACCEPT 64   /* per round, so that timeouts still run */
-#define SERVE_MAX_FDS 16      /* received per message; more: refused */
-#define SERVE_MAX_ALLOW 64    /* --allow-user, --allow-group entries */
-#define SERVE_MAX_NS_DEPTH 40 /* PID namespaces nest 32 deep at most */
+#define SERVE_MAX_ACCEPT 64 /* per round, so that timeouts still run */
+#define SERVE_MAX_FDS 16    /* received per message; more: refused */
+#define SERVE_MAX_ALLOW 64  /* --allow-user, --allow-group entries */
 #define SERVE_EXIT_USAGE 2
 
 static const char prog[] = "memfd-noexec serve";
@@ -614,73 +612,16 @@ static int client_pidfd(const struct serve_config *cfg, const struct conn *c)
 
 /* ---- PID namespaces ----------------------------------------------------- */
 
-/* The PID namespace of the process pidfd refers to (PID pid here): the
- * pidfd's ioctl (6.11+), else /proc/<pid>/ns/pid, checked against the
- * pidfd afterwards so that a recycled PID cannot answer for it. */
+/* The PID namespace of the process pidfd refers to (PID pid here); see
+ * nsexec_pidns_of_pidfd(). */
 static int ns_of_pidfd(const struct serve_config *cfg, int pidfd, pid_t pid)
 {
-	char path[64];
-	int fd;
+	bool by_proc = false;
+	int fd = nsexec_pidns_of_pidfd(pidfd, pid, cfg->use_pidfd_ns, &by_proc);
 
-	if (cfg->use_pidfd_ns) {
-		fd = ioctl(pidfd, PIDFD_GET_PID_NAMESPACE, 0);
-		if (fd >= 0)
-			return fd;
-		if (errno != ENOTTY && errno != EINVAL)
-			return negative_errno();
-	}
-	debug("using /proc for a PID namespace");
-	if (pid <= 0 || !nsexec_procfs_is_ours())
-		return -EOPNOTSUPP;
-	(void)snprintf(path, sizeof(path), "/proc/%d/ns/pid", (int)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : negative_errno();
-	if (missing_pidfd_send_signal(pidfd, 0) < 0 && errno == ESRCH) {
-		(void)close(fd);
-		return -ESRCH;
-	}
+	if (fd >= 0 && by_proc)
+		debug("using /proc for a PID namespace");
 	return fd;
-}
-
-/* 1 if the PID namespace at fd lies strictly below the one whose id is
- * above, 0 if not (the walk left our subtree first), or -errno. */
-static int ns_is_below(int fd, const struct nsexec_ns_id *above)
-{
-	_cleanup_close_ int cur = fcntl(fd, F_DUPFD_CLOEXEC, 3);
-	struct nsexec_ns_id id;
-	int r;
-
-	if (cur < 0)
-		return negative_errno();
-	for (int depth = 0; depth < SERVE_MAX_NS_DEPTH; depth++) {
-		int parent = ioctl(cur, NS_GET_PARENT);
-
-		if (parent < 0)
-			return errno == EPERM ? 0 : negative_errno();
-		(void)close(cur);
-		cur = parent;
-		r = nsexec_ns_id_of_fd(cur, &id);
-		if (r < 0)
-			return r;
-		if (nsexec_ns_id_equal(&id, above))
-			return 1;
-	}
-	return -ELOOP;
-}
-
-/* The uid that created the user namespace owning the namespace at fd. */
-static int ns_owner_uid(int fd, uid_t *ret)
-{
-	_cleanup_close_ int user = ioctl(fd, NS_GET_USERNS);
-	uid_t uid;
-
-	if (user < 0)
-		return negative_errno();
-	if (ioctl(user, NS_GET_OWNER_UID, &uid) < 0)
-		return negative_errno();
-	*ret = uid;
-	return 0;
 }
 
 /* ---- the checks --------------------------------------------------------- */
@@ -757,7 +698,7 @@ static int check_position(const struct server *s, int tfd, int cfd, struct outco
 		return mt_error_set(
 			e, -EPERM,
 			"the target is in the client's own PID namespace; only a PID namespace below it (a container's) may be raised");
-	r = ns_is_below(tfd, &c);
+	r = nsexec_pidns_is_below(tfd, &c);
 	if (r < 0)
 		return mt_error_set(e, r, "Failed to walk up from the target's PID namespace: %s",
 				    strerror(-r));
@@ -773,7 +714,7 @@ static int check_position(const struct server *s, int tfd, int cfd, struct outco
 static int check_owner(int tfd, const struct conn *c, struct mt_error **e)
 {
 	uid_t owner;
-	int r = ns_owner_uid(tfd, &owner);
+	int r = nsexec_ns_owner_uid(tfd, &owner);
 
 	if (r < 0)
 		return mt_error_set(e, r,

@@ -44,40 +44,12 @@ static void target_done(struct target *t)
 /* ---- finding the target's namespace --------------------------------------
  */
 
-/* /proc/<pid>/ns/pid, through the directory fd; only when /proc is ours,
- * and checked against the pidfd so that a recycled PID cannot answer. */
-static int open_ns_by_proc(struct target *t, struct mt_error **err)
-{
-	_cleanup_close_ int dfd = -EBADF;
-	char path[64];
-	int fd;
-
-	(void)snprintf(path, sizeof(path), "/proc/%d", (int)t->pid);
-	dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 && errno == ENOENT)
-		return mt_error_set(err, -ESRCH, "Failed to find process %d: no such process",
-				    (int)t->pid);
-	if (dfd < 0)
-		return mt_error_set(err, negative_errno(), "Failed to open %s: %m", path);
-	fd = openat(dfd, "ns/pid", O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return mt_error_set(err, negative_errno(), "Failed to open /proc/%d/ns/pid: %m",
-				    (int)t->pid);
-	if (t->pidfd >= 0 && missing_pidfd_send_signal(t->pidfd, 0) < 0 && errno == ESRCH) {
-		(void)close(fd);
-		return mt_error_set(err, -ESRCH, "Failed to find process %d: it exited meanwhile",
-				    (int)t->pid);
-	}
-	return fd;
-}
-
 /*
  * The PID is the caller's view, which /proc shows only if procfs belongs to
  * the caller's PID namespace (not so after a bare `unshare --pid --fork`).
  * So: pidfd_open() (the caller's view, always), then the namespace from
- * PIDFD_GET_PID_NAMESPACE (6.11+), else from /proc when procfs is ours,
- * else none: setns() then goes through the pidfd (5.8+) and the writer's
- * own check is what refuses.
+ * the pidfd or /proc (nsexec_pidns_of_pidfd()), else none: setns() then
+ * goes through the pidfd (5.8+) and the writer's own check is what refuses.
  */
 static int target_open_ns(struct target *t, struct mt_error **err)
 {
@@ -95,21 +67,23 @@ static int target_open_ns(struct target *t, struct mt_error **err)
 					    (int)t->pid, strerror(-r));
 		t->pidfd = -EBADF;
 	}
-	if (t->pidfd >= 0)
-		t->nsfd = ioctl(t->pidfd, PIDFD_GET_PID_NAMESPACE, 0);
-	if (t->nsfd >= 0)
+	r = nsexec_pidns_of_pidfd(t->pidfd, t->pid, true, NULL);
+	if (r >= 0) {
+		t->nsfd = r;
 		return 0;
-	t->nsfd = -EBADF;
-	if (nsexec_procfs_is_ours()) {
-		t->nsfd = open_ns_by_proc(t, err);
-		return t->nsfd < 0 ? t->nsfd : 0;
 	}
-	if (t->pidfd < 0)
+	if (r == -EOPNOTSUPP && t->pidfd >= 0)
+		return 0;
+	if (r == -EOPNOTSUPP)
 		return mt_error_set(
-			err, -EOPNOTSUPP,
+			err, r,
 			"Failed to find the PID namespace of process %d: /proc belongs to another PID namespace and the kernel has no pidfds.",
 			(int)t->pid);
-	return 0;
+	if (r == -ESRCH)
+		return mt_error_set(err, r, "Failed to find process %d: it has exited",
+				    (int)t->pid);
+	return mt_error_set(err, r, "Failed to open the PID namespace of process %d: %s",
+			    (int)t->pid, strerror(-r));
 }
 
 static int target_open(pid_t pid, struct target *t, struct mt_error **err)

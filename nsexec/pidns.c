@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
@@ -21,6 +22,8 @@
 
 /* The kernel's PID_MAX_LIMIT on 64-bit: no PID is larger. */
 #define PID_MAX_LIMIT 4194304
+/* PID namespaces nest 32 deep at most (MAX_PID_NS_LEVEL). */
+#define PIDNS_MAX_DEPTH 40
 
 int nsexec_ns_id_of_fd(int fd, struct nsexec_ns_id *ret)
 {
@@ -105,6 +108,71 @@ static int still_alive(int pidfd)
 {
 	if (pidfd >= 0 && missing_pidfd_send_signal(pidfd, 0) < 0 && errno == ESRCH)
 		return -ESRCH;
+	return 0;
+}
+
+int nsexec_pidns_of_pidfd(int pidfd, pid_t pid, bool use_ioctl, bool *ret_by_proc)
+{
+	_cleanup_close_ int dfd = -EBADF, fd = -EBADF;
+	int r;
+
+	if (use_ioctl && pidfd >= 0) {
+		fd = ioctl(pidfd, PIDFD_GET_PID_NAMESPACE, 0);
+		if (fd < 0 && errno != ENOTTY && errno != EINVAL)
+			return negative_errno();
+	}
+	if (fd < 0) {
+		if (pid <= 0)
+			return -EOPNOTSUPP;
+		dfd = open_proc_pid(pid);
+		if (dfd < 0)
+			return dfd;
+		fd = openat(dfd, "ns/pid", O_RDONLY | O_CLOEXEC);
+		if (fd < 0) /* ENOENT: it is exiting, its namespaces gone */
+			return errno == ENOENT ? -ESRCH : negative_errno();
+		r = still_alive(pidfd);
+		if (r < 0)
+			return r;
+	}
+	if (ret_by_proc)
+		*ret_by_proc = dfd >= 0;
+	return TAKE_FD(fd);
+}
+
+int nsexec_pidns_is_below(int fd, const struct nsexec_ns_id *above)
+{
+	_cleanup_close_ int cur = fcntl(fd, F_DUPFD_CLOEXEC, 3);
+	struct nsexec_ns_id id;
+	int r;
+
+	if (cur < 0)
+		return negative_errno();
+	for (int depth = 0; depth < PIDNS_MAX_DEPTH; depth++) {
+		int parent = ioctl(cur, NS_GET_PARENT);
+
+		if (parent < 0)
+			return errno == EPERM ? 0 : negative_errno();
+		(void)close(cur);
+		cur = parent;
+		r = nsexec_ns_id_of_fd(cur, &id);
+		if (r < 0)
+			return r;
+		if (nsexec_ns_id_equal(&id, above))
+			return 1;
+	}
+	return -ELOOP;
+}
+
+int nsexec_ns_owner_uid(int fd, uid_t *ret)
+{
+	_cleanup_close_ int user = ioctl(fd, NS_GET_USERNS);
+	uid_t uid;
+
+	if (user < 0)
+		return negative_errno();
+	if (ioctl(user, NS_GET_OWNER_UID, &uid) < 0)
+		return negative_errno();
+	*ret = uid;
 	return 0;
 }
 

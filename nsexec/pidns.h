@@ -53,6 +53,30 @@ bool nsexec_ns_id_is_initial_user(const struct nsexec_ns_id *id);
 int nsexec_pid_is_ns_init(pid_t pid, int pidfd);
 int nsexec_pid_maps_global_root(pid_t pid, int pidfd);
 
+/*
+ * The PID namespace of the process that pidfd refers to (PID pid in ours),
+ * as a new O_CLOEXEC fd: from PIDFD_GET_PID_NAMESPACE (6.11+) if use_ioctl,
+ * else (or before 6.11) from /proc/<pid>/ns/pid, which must be ours,
+ * checked against pidfd afterwards so that a recycled PID cannot answer.
+ * pidfd may be -EBADF (a kernel without pidfds): /proc alone, unchecked.
+ * On success *ret_by_proc (if not NULL) says whether /proc was used.
+ * -ESRCH if it has exited, -EOPNOTSUPP if /proc is not ours (or pid is no
+ * PID), -EACCES if we may not look at it (ptrace rules), or -errno.
+ */
+int nsexec_pidns_of_pidfd(int pidfd, pid_t pid, bool use_ioctl, bool *ret_by_proc);
+
+/*
+ * 1 if the PID namespace at fd lies strictly below the one whose id is
+ * above (walking NS_GET_PARENT up meets it), 0 if not (the walk left the
+ * caller's subtree first: EPERM), -ELOOP after more levels than the
+ * kernel nests, or -errno.
+ */
+int nsexec_pidns_is_below(int fd, const struct nsexec_ns_id *above);
+
+/* The uid (as we see it) that created the user namespace owning the
+ * namespace at fd (NS_GET_USERNS, NS_GET_OWNER_UID).  0 or -errno. */
+int nsexec_ns_owner_uid(int fd, uid_t *ret);
+
 /* The PID (in our namespace) of the process pidfd refers to: fdinfo's
  * "Pid:" line; -ESRCH if it has exited (or lives in no namespace of ours),
  * -EBADF if fd is no pidfd (or not open), -EBADMSG if the line is not a

@@ -310,6 +310,30 @@ start_pid_owner() {
 
 # ---- memfd-noexec check ----------------------------------------------------------
 
+# fake_runtime PATH: writes at PATH an executable stand-in for an OCI
+# runtime.  It takes the bundle (into $b) and the command from its
+# arguments, exits 0 for anything but `run`, reads the container's
+# process.args (into $args), and then runs the bash it was given on stdin.
+fake_runtime() {
+	{
+		cat <<-'EOF'
+			#!/bin/bash
+			b= cmd=
+			while [ $# -gt 0 ]; do
+				case "$1" in
+				--bundle) b=$2; shift ;;
+				run | delete) cmd=$1 ;;
+				esac
+				shift
+			done
+			[ "$cmd" = run ] || exit 0
+			mapfile -t args < <(jq -r '.process.args[]' "$b/config.json")
+		EOF
+		cat
+	} >"$1"
+	chmod 755 "$1"
+}
+
 @test "memfd-noexec check: the patched runc honours the annotation" {
 	run "$MEMFD_NOEXEC" check --runtime "$RUNC"
 	assert_success
@@ -341,25 +365,13 @@ start_pid_owner() {
 	local fake="$DAEMON_DIR/fake-runtime-$ID"
 	# Refuses any bundle with the annotation; otherwise runs the process
 	# directly (no container at all: the check's own throwaway namespace).
-	cat >"$fake" <<-'EOF'
-		#!/bin/bash
-		b= cmd=
-		while [ $# -gt 0 ]; do
-			case "$1" in
-			--bundle) b=$2; shift ;;
-			run | delete) cmd=$1 ;;
-			esac
-			shift
-		done
-		[ "$cmd" = run ] || exit 0
+	fake_runtime "$fake" <<-'EOF'
 		if jq -e '.annotations.memfd_noexec' "$b/config.json" >/dev/null; then
 			echo "fake-runtime: I do not know memfd_noexec" >&2
 			exit 1
 		fi
-		mapfile -t args < <(jq -r '.process.args[]' "$b/config.json")
 		exec "${args[@]}"
 	EOF
-	chmod 755 "$fake"
 	run "$MEMFD_NOEXEC" check --runtime "$fake"
 	assert_failure 1
 	assert_output --partial 'annotation "2": failed (exit status 1): fake-runtime: I do not know memfd_noexec'
@@ -407,28 +419,50 @@ start_pid_owner() {
 	local evil="$DAEMON_DIR/evil-runtime-$ID"
 	# Writes the requested level where it runs, then runs the process
 	# there: on a host, that would be the host's namespace.
-	cat >"$evil" <<-'EOF'
-		#!/bin/bash
-		b= cmd=
-		while [ $# -gt 0 ]; do
-			case "$1" in
-			--bundle) b=$2; shift ;;
-			run | delete) cmd=$1 ;;
-			esac
-			shift
-		done
-		[ "$cmd" = run ] || exit 0
+	fake_runtime "$evil" <<-'EOF'
 		v=$(jq -r '.annotations.memfd_noexec // empty' "$b/config.json")
 		[ -z "$v" ] || echo "$v" >/proc/sys/vm/memfd_noexec
-		mapfile -t args < <(jq -r '.process.args[]' "$b/config.json")
 		exec "${args[@]}"
 	EOF
-	chmod 755 "$evil"
 	run "$MEMFD_NOEXEC" check --runtime "$evil"
 	assert_failure 1
 	assert_output --partial 'verdict: cannot-tell'
 	assert_output --partial 'DANGER: with the annotation "2" the runtime changed vm.memfd_noexec of the PID namespace it runs in (from 0 to 2)'
 	[ "$(host_level)" = "$HOST_LEVEL_BEFORE" ]
+}
+
+@test "memfd-noexec check: config.json escapes every value (a path with a quote, a backslash, a tab, UTF-8)" {
+	local dir="$DAEMON_DIR/odd \"q\\ b"$'\t'"t é" saved="$DAEMON_DIR/saved-$ID"
+	local keeper="$DAEMON_DIR/keeping-runtime-$ID" bad="$DAEMON_DIR/bad"$'\xff'"-$ID"
+	mkdir -p "$dir" "$saved" "$bad"
+	cp "$MEMFD_NOEXEC" "$dir/"
+	cp "$MEMFD_NOEXEC" "$bad/"
+	# The patched runc runs the check's container from there, and honours.
+	run "$dir/memfd-noexec" check --runtime "$RUNC" --json
+	assert_success
+	jq -e '.verdict == "honours" and .annotation_2.level == 2' <<<"$output" >/dev/null
+	# A runtime that keeps each config.json (the check gives it a clean
+	# environment, so the directory is written into the script).
+	{
+		printf 'saved=%q\n' "$saved"
+		cat <<-'EOF'
+			cp "$b/config.json" "$saved/config.json"
+			exec "${args[@]}"
+		EOF
+	} | fake_runtime "$keeper"
+	run "$dir/memfd-noexec" check --runtime "$keeper"
+	assert_failure 1
+	assert_output --partial 'verdict: ignores'
+	run python3 -m json.tool "$saved/config.json"
+	assert_success
+	jq -e --arg self "$dir/memfd-noexec" '.process.args == [$self, "check", "--inside"] and
+		.annotations.memfd_noexec == "2" and (.root.path | test("^/(run|tmp)/memfd-noexec-check\\.[^/]+/rootfs$"))' \
+		"$saved/config.json" >/dev/null || fail "config.json: $(cat "$saved/config.json")"
+	# A path that is not UTF-8, which JSON cannot carry: refused, named.
+	run "$bad/memfd-noexec" check --runtime "$RUNC"
+	assert_failure 1
+	assert_output --partial "Failed to write config.json: the path of this program, \"$DAEMON_DIR/bad\\u00ff-$ID/memfd-noexec\", is not valid UTF-8"
+	rm -rf "$dir" "$saved" "$bad" "$keeper"
 }
 
 # run_check [at_level N] ARGS...: `run memfd-noexec check ARGS` (at level N

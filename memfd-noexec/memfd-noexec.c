@@ -55,7 +55,7 @@ static const struct verb {
 	{"check", nsexec_cmd_check,
 	 "  check --runtime PATH [--json] does that runtime honour the\n                                annotation? (runs test containers)\n"},
 	{"serve", nsexec_serve_main,
-	 "  serve [--socket PATH] [--allow-user U]... [--allow-group G]...\n                                as root: raise the level for rootless\n                                containers that ask over a socket\n"},
+	 "  serve [--socket PATH] [--allow-user U]... [--allow-group G]...\n                                as root: raise the level for rootless\n                                containers that ask over a socket\n                                (runtimes always ask at /run/memfd-noexec.sock;\n                                --socket is for tests and private setups)\n"},
 };
 
 static void usage(FILE *f)

@@ -9,7 +9,9 @@
  * It must run as global root.  It listens on a SOCK_SEQPACKET Unix socket:
  * the one systemd passes (LISTEN_FDS=1, LISTEN_PID ours: fd 3), else one it
  * binds at PATH (default NSEXEC_SERVICE_SOCKET, mode 0666), which it
- * removes again on SIGTERM or SIGINT.  For each request it raises, and
+ * removes again on SIGTERM or SIGINT.  Another PATH is for tests and
+ * private setups only: the clients (the patched runc's nsexec, the hook)
+ * always ask at NSEXEC_SERVICE_SOCKET.  For each request it raises, and
  * never lowers, the level of a PID namespace that lies strictly below the
  * client's own and whose owning user namespace the client's uid created.
  * One line per request goes to stderr:

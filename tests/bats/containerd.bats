@@ -387,25 +387,13 @@ fake_runtime() {
 	local all2="$DAEMON_DIR/all2-runtime-$ID"
 	# Any annotation, whatever its value: the process runs as PID 1 of a
 	# new PID namespace at 2 (never the one it was started in).
-	cat >"$all2" <<-'EOF'
-		#!/bin/bash
-		b= cmd=
-		while [ $# -gt 0 ]; do
-			case "$1" in
-			--bundle) b=$2; shift ;;
-			run | delete) cmd=$1 ;;
-			esac
-			shift
-		done
-		[ "$cmd" = run ] || exit 0
-		mapfile -t args < <(jq -r '.process.args[]' "$b/config.json")
+	fake_runtime "$all2" <<-'EOF'
 		if jq -e '.annotations.memfd_noexec' "$b/config.json" >/dev/null; then
 			exec unshare --pid --fork --mount-proc \
 				sh -c 'echo 2 >/proc/sys/vm/memfd_noexec && exec "$@"' sh "${args[@]}"
 		fi
 		exec "${args[@]}"
 	EOF
-	chmod 755 "$all2"
 	run "$MEMFD_NOEXEC" check --runtime "$all2"
 	assert_failure 1
 	assert_output --partial 'annotation "2": ran at level 2'

@@ -457,7 +457,7 @@ hook_bundle() {
 	assert_failure
 	assert_output --partial "error executing hook \`$U_MEMFD_NOEXEC\`"
 	with_output "$(cat "$T/xdg/hook.err")" assert_output --regexp \
-		'^memfd-noexec hook: Failed to open /proc/[0-9]+/ns/pid: Permission denied'
+		'^memfd-noexec hook: Failed to open the PID namespace of process [0-9]+: Permission denied'
 	refute_output --partial 'memfdprobe:'
 	assert_nothing_left
 }

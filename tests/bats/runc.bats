@@ -146,8 +146,8 @@ assert_runc_marker() {
 	local text="${2:+$(cat "$2")}" who='nsexec\[[0-9]+\]: '
 	[ -n "$text" ] || text="$output"
 	[ "$1" != overlay ] || who=''
-	if ! grep -qE "msg=\"${who}cloned_binary: using ($1)\"" <<<"$text" ||
-		! grep -qF 'cloned_binary: running from sealed clone"' <<<"$text"; then
+	local using="msg=\"${who}cloned_binary: using ($1)\"" sealed='cloned_binary: running from sealed clone"'
+	if ! grep -qE "$using" <<<"$text" || ! grep -qF "$sealed" <<<"$text"; then
 		batslib_print_kv_single_or_multi 8 'markers' \
 			"'${who}cloned_binary: using ($1)' and 'cloned_binary: running from sealed clone'" \
 			'log' "$text" |

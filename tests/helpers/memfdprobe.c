@@ -69,6 +69,37 @@ static int report_fd(const char *mode, int fd)
 	return 0;
 }
 
+/* Executes fd in a child and prints "flags=MODE result=ok exec=..." with
+ * what became of it: 0, or 1 if the probe itself failed. */
+static int exec_report(const char *mode, int fd, char *const argv[])
+{
+	int status;
+	pid_t pid;
+
+	fflush(stdout);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "memfdprobe: Failed to fork: %m\n");
+		return 1;
+	}
+	if (pid == 0) {
+		missing_execveat(fd, "", argv, environ, AT_EMPTY_PATH);
+		_exit(100 + (errno & 0x7f) % 100);
+	}
+	if (waitpid(pid, &status, 0) < 0) {
+		fprintf(stderr, "memfdprobe: Failed to wait: %m\n");
+		return 1;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
+		printf("memfdprobe: flags=%s result=ok exec=ok\n", mode);
+	else if (WIFEXITED(status) && WEXITSTATUS(status) >= 100)
+		printf("memfdprobe: flags=%s result=ok exec=%s\n", mode,
+		       errno_name(WEXITSTATUS(status) - 100));
+	else
+		printf("memfdprobe: flags=%s result=ok exec=status:%d\n", mode, status);
+	return 0;
+}
+
 /* The hugetlbfs hole of level 2: hugetlbfs ignores F_SEAL_EXEC. */
 static int hugetlb_run(void)
 {
@@ -76,8 +107,6 @@ static int hugetlb_run(void)
 	const size_t size = 2 << 20; /* one huge page of the default size here */
 	_cleanup_close_ int fd = -EBADF;
 	char *const argv[] = {(char *)"memfdprobe-hugetlb", NULL};
-	int status;
-	pid_t pid;
 	void *p;
 
 	/* No MFD_CLOEXEC: the interpreter opens the script as /dev/fd/N. */
@@ -101,28 +130,7 @@ static int hugetlb_run(void)
 		printf("memfdprobe: flags=hugetlb-run result=ok chmod=%s\n", errno_name(errno));
 		return 0;
 	}
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		fprintf(stderr, "memfdprobe: Failed to fork: %m\n");
-		return 1;
-	}
-	if (pid == 0) {
-		missing_execveat(fd, "", argv, environ, AT_EMPTY_PATH);
-		_exit(100 + (errno & 0x7f) % 100);
-	}
-	if (waitpid(pid, &status, 0) < 0) {
-		fprintf(stderr, "memfdprobe: Failed to wait: %m\n");
-		return 1;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		printf("memfdprobe: flags=hugetlb-run result=ok exec=ok\n");
-	else if (WIFEXITED(status) && WEXITSTATUS(status) >= 100)
-		printf("memfdprobe: flags=hugetlb-run result=ok exec=%s\n",
-		       errno_name(WEXITSTATUS(status) - 100));
-	else
-		printf("memfdprobe: flags=hugetlb-run result=ok exec=status:%d\n", status);
-	return 0;
+	return exec_report("hugetlb-run", fd, argv);
 }
 
 static int exec_run(void)
@@ -131,8 +139,6 @@ static int exec_run(void)
 	char *const argv[] = {(char *)"true", NULL};
 	char path[64];
 	struct stat st;
-	int status;
-	pid_t pid;
 	off_t off = 0;
 
 	fd = missing_memfd_create("memfdprobe", MFD_CLOEXEC | MFD_ALLOW_SEALING | MFD_EXEC);
@@ -164,28 +170,7 @@ static int exec_run(void)
 	}
 	fd = safe_close(fd);
 
-	fflush(stdout);
-	pid = fork();
-	if (pid < 0) {
-		fprintf(stderr, "memfdprobe: Failed to fork: %m\n");
-		return 1;
-	}
-	if (pid == 0) {
-		missing_execveat(ro, "", argv, environ, AT_EMPTY_PATH);
-		_exit(100 + (errno & 0x7f) % 100);
-	}
-	if (waitpid(pid, &status, 0) < 0) {
-		fprintf(stderr, "memfdprobe: Failed to wait: %m\n");
-		return 1;
-	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) == 0)
-		printf("memfdprobe: flags=exec-run result=ok exec=ok\n");
-	else if (WIFEXITED(status) && WEXITSTATUS(status) >= 100)
-		printf("memfdprobe: flags=exec-run result=ok exec=%s\n",
-		       errno_name(WEXITSTATUS(status) - 100));
-	else
-		printf("memfdprobe: flags=exec-run result=ok exec=status:%d\n", status);
-	return 0;
+	return exec_report("exec-run", ro, argv);
 }
 
 static int print_level(void)

@@ -52,6 +52,7 @@ _printf_(3, 0) static void emit(bool with_verb, const char *tag, const char *fmt
 		     with_verb && verb ? verb : "", tag);
 	if (n > 0)
 		len = (size_t)n < most ? (size_t)n : most;
+	errno = saved; /* for %m */
 	n = vsnprintf(line + len, most + 1 - len, fmt, ap);
 	if (n > 0)
 		len = len + (size_t)n < most ? len + (size_t)n : most;

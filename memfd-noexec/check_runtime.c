@@ -65,6 +65,7 @@
 #include "escape.h"
 #include "fd-util.h"
 #include "json_writer.h"
+#include "log.h"
 #include "macro.h"
 #include "memfd-sysctl.h"
 #include "missing_syscall.h"
@@ -95,17 +96,6 @@ static const char *const runtime_env[] = {
 
 /* ---- reporting ---------------------------------------------------------- */
 
-_printf_(1, 2) static void check_err(const char *fmt, ...)
-{
-	va_list ap;
-
-	fputs("memfd-noexec check: ", stderr);
-	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
-	va_end(ap);
-	fputc('\n', stderr);
-}
-
 static void usage_check(FILE *f)
 {
 	fprintf(f,
@@ -129,7 +119,7 @@ static int check_inside(void)
 
 	if (level < 0) {
 		/* No report: the caller shows this line as the reason. */
-		check_err("Failed to read vm.memfd_noexec inside the test container: %s",
+		cli_error("Failed to read vm.memfd_noexec inside the test container: %s",
 			  strerror(-level));
 		return 1;
 	}
@@ -180,7 +170,7 @@ static void check_ctx_done(struct check_ctx *c)
 	if (c->dir) {
 		r = remove_tree(c->dir);
 		if (r < 0)
-			check_err(
+			cli_error(
 				"Failed to remove the private directory %s: %s; remove it by hand",
 				c->dir, strerror(-r));
 	}
@@ -874,7 +864,7 @@ static int decide(struct check_ctx *c, const sigset_t *mask, struct check_outcom
 	else if (r >= 0)
 		r = decide_failed(c, mask, o, &err);
 	if (r < 0 && err)
-		check_err("%s", mt_error_message(err));
+		cli_error("%s", mt_error_message(err));
 	return r;
 }
 
@@ -978,25 +968,25 @@ static int validate_runtime(const char *path)
 	struct stat st;
 
 	if (!strchr(path, '/')) {
-		check_err(
+		cli_error(
 			"--runtime '%s' is a name, not a path: give the binary's path, e.g. --runtime \"$(command -v %s)\"",
 			path, path);
 		return -EINVAL;
 	}
 	if (stat(path, &st) < 0) {
-		check_err(
+		cli_error(
 			"Failed to find the runtime '%s': %m; --runtime needs the path of an OCI runtime binary such as /usr/sbin/runc",
 			path);
 		return negative_errno();
 	}
 	if (!S_ISREG(st.st_mode)) {
-		check_err(
+		cli_error(
 			"The runtime '%s' is not a regular file; --runtime needs the path of an OCI runtime binary such as /usr/sbin/runc",
 			path);
 		return -EINVAL;
 	}
 	if (access(path, X_OK) < 0) {
-		check_err("The runtime '%s' is not executable: %m", path);
+		cli_error("The runtime '%s' is not executable: %m", path);
 		return negative_errno();
 	}
 	return 0;
@@ -1044,7 +1034,7 @@ static int check_runtime(const char *runtime, bool json)
 
 	shown = printable(runtime);
 	if (!shown) {
-		check_err("Failed to allocate memory");
+		cli_error("Failed to allocate memory");
 		return 1;
 	}
 
@@ -1062,10 +1052,10 @@ static int check_runtime(const char *runtime, bool json)
 		c.self = realpath("/proc/self/exe", NULL);
 		snprintf(c.id, sizeof(c.id), "memfd-noexec-check-%d", (int)getpid());
 		if (!c.self) {
-			check_err("Failed to find this program's path (/proc/self/exe): %m");
+			cli_error("Failed to find this program's path (/proc/self/exe): %m");
 			r = -errno;
 		} else if ((r = make_private_dir(&c)) < 0) {
-			check_err("Failed to create a private directory in /run or /tmp: %s",
+			cli_error("Failed to create a private directory in /run or /tmp: %s",
 				  strerror(-r));
 		} else {
 			r = decide(&c, &old, &o);
@@ -1080,11 +1070,11 @@ static int check_runtime(const char *runtime, bool json)
 
 	r = json ? print_json(shown, &c, &o) : print_text(shown, &c, &o);
 	if (r < 0)
-		check_err("Failed to print the result: %s", strerror(-r));
+		cli_error("Failed to print the result: %s", strerror(-r));
 	else if (o.verdict == VERDICT_HONOURS)
 		status = 0;
 	if (o.verdict == VERDICT_IGNORES)
-		check_err(
+		cli_error(
 			"WARNING: %s IGNORES the memfd_noexec annotation: containers that ask for it run UNPROTECTED",
 			shown);
 	outcome_done(&o);
@@ -1119,25 +1109,25 @@ int nsexec_cmd_check(int argc, char *argv[])
 			inside = true;
 			break;
 		case ':':
-			check_err("option '%s' needs a value: the path of an OCI runtime binary",
+			cli_error("option '%s' needs a value: the path of an OCI runtime binary",
 				  argv[optind - 1]);
 			return EXIT_USAGE;
 		default:
-			check_err("unknown option '%s': allowed are --runtime PATH, --json, --help",
+			cli_error("unknown option '%s': allowed are --runtime PATH, --json, --help",
 				  optopt > 0 && optopt < 128 ? (char[]){'-', (char)optopt, 0}
 							     : argv[optind - 1]);
 			return EXIT_USAGE;
 		}
 	}
 	if (optind < argc) {
-		check_err("unexpected argument '%s': check takes --runtime PATH [--json]",
+		cli_error("unexpected argument '%s': check takes --runtime PATH [--json]",
 			  argv[optind]);
 		return EXIT_USAGE;
 	}
 	if (inside)
 		return check_inside();
 	if (!runtime || !*runtime) {
-		check_err("missing --runtime PATH (e.g. --runtime /usr/sbin/runc)");
+		cli_error("missing --runtime PATH (e.g. --runtime /usr/sbin/runc)");
 		return EXIT_USAGE;
 	}
 	if (validate_runtime(runtime) < 0)

@@ -65,6 +65,7 @@
 #include "missing_syscall.h"
 #include "nsexec.h"
 #include "log.h"
+#include "parse.h"
 #include "kernel-features.h"
 #include "pidns.h"
 #include "probe.h"
@@ -79,7 +80,6 @@
 #define SERVE_MAX_ALLOW 64  /* --allow-user, --allow-group entries */
 #define SERVE_EXIT_USAGE 2
 
-static const char prog[] = "memfd-noexec serve";
 static bool debug_on;
 static volatile sig_atomic_t stop_signal;
 
@@ -133,34 +133,10 @@ struct outcome {
 
 /* ---- reporting ---------------------------------------------------------- */
 
-_printf_(1, 2) static void say(const char *fmt, ...)
-{
-	char line[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	(void)vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	/* One call, so one write(2) on unbuffered stderr: one line. */
-	fprintf(stderr, "%s: %s\n", prog, line);
-}
-
-_noreturn_ _printf_(2, 3) static void die(int status, const char *fmt, ...)
-{
-	char line[2048];
-	va_list ap;
-
-	va_start(ap, fmt);
-	(void)vsnprintf(line, sizeof(line), fmt, ap);
-	va_end(ap);
-	fprintf(stderr, "%s: %s\n", prog, line);
-	exit(status);
-}
-
 static void debug(const char *marker)
 {
 	if (debug_on)
-		say("%s", marker);
+		cli_error("%s", marker);
 }
 
 /* Copies src into dst (size > 0 bytes) as one line of printable ASCII:
@@ -210,16 +186,9 @@ void nsexec_serve_usage(FILE *f)
 /* A decimal id; (uid_t)-1 is no id.  0 or -EINVAL. */
 static int parse_id(const char *s, uint32_t *ret)
 {
-	uint64_t v = 0;
+	uint64_t v;
 
-	if (!*s || strlen(s) > 10)
-		return -EINVAL;
-	for (const char *p = s; *p; p++) {
-		if (*p < '0' || *p > '9')
-			return -EINVAL;
-		v = v * 10 + (uint64_t)(*p - '0');
-	}
-	if (v >= UINT32_MAX)
+	if (mt_parse_uint(s, UINT32_MAX - 1, &v, NULL) < 0)
 		return -EINVAL;
 	*ret = (uint32_t)v;
 	return 0;
@@ -266,15 +235,15 @@ static void option_allow(struct serve_config *cfg, int c, const char *arg)
 	int r;
 
 	if (*n >= SERVE_MAX_ALLOW)
-		die(SERVE_EXIT_USAGE, "too many --allow-%s options (at most %d)%s",
-		    user ? "user" : "group", SERVE_MAX_ALLOW,
-		    user ? "; put the users in a group and use --allow-group" : "");
+		cli_die(SERVE_EXIT_USAGE, "too many --allow-%s options (at most %d)%s",
+			user ? "user" : "group", SERVE_MAX_ALLOW,
+			user ? "; put the users in a group and use --allow-group" : "");
 	r = user ? resolve_user(arg, &cfg->users[*n]) : resolve_group(arg, &cfg->groups[*n]);
 	if (r < 0)
-		die(SERVE_EXIT_USAGE,
-		    "unknown %s '%s' in --allow-%s: give a name from the %s database or a number",
-		    user ? "user" : "group", arg, user ? "user" : "group",
-		    user ? "password" : "group");
+		cli_die(SERVE_EXIT_USAGE,
+			"unknown %s '%s' in --allow-%s: give a name from the %s database or a number",
+			user ? "user" : "group", arg, user ? "user" : "group",
+			user ? "password" : "group");
 	(*n)++;
 }
 
@@ -283,8 +252,8 @@ static void option_socket(struct serve_config *cfg, const char *arg)
 	struct sockaddr_un sa;
 
 	if (!*arg || strlen(arg) >= sizeof(sa.sun_path))
-		die(SERVE_EXIT_USAGE, "invalid --socket '%s': give a path of 1 to %zu bytes", arg,
-		    sizeof(sa.sun_path) - 1);
+		cli_die(SERVE_EXIT_USAGE, "invalid --socket '%s': give a path of 1 to %zu bytes",
+			arg, sizeof(sa.sun_path) - 1);
 	cfg->socket_path = arg;
 }
 
@@ -312,16 +281,17 @@ static void parse_options(int argc, char *argv[], struct serve_config *cfg)
 			option_allow(cfg, c, optarg);
 			break;
 		case ':':
-			die(SERVE_EXIT_USAGE, "option '%s' needs a value", cli_bad_option(argv));
+			cli_die(SERVE_EXIT_USAGE, "option '%s' needs a value",
+				cli_bad_option(argv));
 		default:
-			die(SERVE_EXIT_USAGE,
-			    "unknown option '%s': allowed are --socket PATH, --allow-user USER, --allow-group GROUP, --help",
-			    cli_bad_option(argv));
+			cli_die(SERVE_EXIT_USAGE,
+				"unknown option '%s': allowed are --socket PATH, --allow-user USER, --allow-group GROUP, --help",
+				cli_bad_option(argv));
 		}
 	}
 	if (optind < argc)
-		die(SERVE_EXIT_USAGE, "unexpected argument '%s': serve takes only options",
-		    argv[optind]);
+		cli_die(SERVE_EXIT_USAGE, "unexpected argument '%s': serve takes only options",
+			argv[optind]);
 }
 
 /* MEMFD_NOEXEC_SERVE_FEATURES (tests only): features to turn off. */
@@ -334,16 +304,16 @@ static void parse_features(const char *list, struct serve_config *cfg)
 		return;
 	copy = strdup(list);
 	if (!copy)
-		die(1, "Failed to copy MEMFD_NOEXEC_SERVE_FEATURES: %m");
+		cli_die(1, "Failed to copy MEMFD_NOEXEC_SERVE_FEATURES: %m");
 	for (char *t = strtok_r(copy, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
 		if (strcmp(t, "-so_peerpidfd") == 0)
 			cfg->use_peerpidfd = false;
 		else if (strcmp(t, "-pidfd_get_pid_namespace") == 0)
 			cfg->use_pidfd_ns = false;
 		else
-			die(SERVE_EXIT_USAGE,
-			    "invalid MEMFD_NOEXEC_SERVE_FEATURES item '%.64s': allowed are -so_peerpidfd and -pidfd_get_pid_namespace",
-			    t);
+			cli_die(SERVE_EXIT_USAGE,
+				"invalid MEMFD_NOEXEC_SERVE_FEATURES item '%.64s': allowed are -so_peerpidfd and -pidfd_get_pid_namespace",
+				t);
 	}
 }
 
@@ -497,7 +467,7 @@ static void close_socket(struct serve_socket *s)
 
 	if (s->path && lstat(s->path, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino &&
 	    unlink(s->path) == 0)
-		say("removed %s", s->path);
+		cli_error("removed %s", s->path);
 	s->fd = safe_close(s->fd);
 }
 
@@ -900,11 +870,12 @@ static void log_request(const struct conn *c, int r, const struct outcome *o,
 		(void)snprintf(why, sizeof(why), "already %d", o->after);
 	else
 		one_line(why, sizeof(why), mt_error_message(e));
-	say("uid %u pid %d: raise %s pid:[%s]: %s: %s", (unsigned)c->uid, (int)c->pid, level, ino,
-	    r < 0	 ? "refused"
-	    : o->written ? "ok"
-			 : "kept",
-	    why);
+	cli_error("uid %u pid %d: raise %s pid:[%s]: %s: %s", (unsigned)c->uid, (int)c->pid, level,
+		  ino,
+		  r < 0	       ? "refused"
+		  : o->written ? "ok"
+			       : "kept",
+		  why);
 }
 
 /* Answers the error r (-errno) with the formatted message on c, logs it
@@ -998,12 +969,12 @@ static void accept_some(struct server *s)
 			if (errno == EAGAIN)
 				return;
 			/* EMFILE, ENOBUFS...: let the backlog wait. */
-			say("Failed to accept a connection: %m; pausing 100 ms");
+			cli_error("Failed to accept a connection: %m; pausing 100 ms");
 			s->accept_paused_until = now_ms() + 100;
 			return;
 		}
 		if (getsockopt(c.fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0) {
-			say("Failed to read a client's credentials: %m");
+			cli_error("Failed to read a client's credentials: %m");
 			c.fd = safe_close(c.fd);
 			continue;
 		}
@@ -1085,8 +1056,8 @@ static void announce(const struct serve_config *cfg, const struct server *s)
 	for (size_t i = 0; i < cfg->n_groups && o < sizeof(who) - 16; i++)
 		o += (size_t)snprintf(who + o, sizeof(who) - o, "%sgid %u", o ? ", " : "",
 				      (unsigned)cfg->groups[i]);
-	say("listening on %s (%s), for %s", s->sock.path ? s->sock.path : "fd 3",
-	    s->sock.path ? "bound" : "socket activation", who);
+	cli_error("listening on %s (%s), for %s", s->sock.path ? s->sock.path : "fd 3",
+		  s->sock.path ? "bound" : "socket activation", who);
 }
 
 static void start(struct server *s, sigset_t *unblocked)
@@ -1096,21 +1067,21 @@ static void start(struct server *s, sigset_t *unblocked)
 	int r;
 
 	if (nsexec_can_set_level(&e) < 0)
-		die(1,
-		    "must run as global root (euid 0 in the initial user namespace, with CAP_SYS_ADMIN), which alone may write vm.memfd_noexec: %s",
-		    mt_error_message(e));
+		cli_die(1,
+			"must run as global root (euid 0 in the initial user namespace, with CAP_SYS_ADMIN), which alone may write vm.memfd_noexec: %s",
+			mt_error_message(e));
 	mt_features_probe(&f);
 	if (!f.memfd_noexec)
-		die(1,
-		    "this kernel has no /proc/sys/vm/memfd_noexec (it needs Linux 6.3 or later, with CONFIG_PID_NS): nothing to serve");
+		cli_die(1,
+			"this kernel has no /proc/sys/vm/memfd_noexec (it needs Linux 6.3 or later, with CONFIG_PID_NS): nothing to serve");
 	r = nsexec_ns_id_self(&s->self);
 	if (r < 0)
-		die(1, "Failed to find our own PID namespace: %s", strerror(-r));
+		cli_die(1, "Failed to find our own PID namespace: %s", strerror(-r));
 	r = setup_signals(unblocked);
 	if (r < 0)
-		die(1, "Failed to set up signal handling: %s", strerror(-r));
+		cli_die(1, "Failed to set up signal handling: %s", strerror(-r));
 	if (open_socket(s->cfg, &s->sock, &e) < 0)
-		die(1, "%s", mt_error_message(e));
+		cli_die(1, "%s", mt_error_message(e));
 	announce(s->cfg, s);
 }
 
@@ -1133,11 +1104,11 @@ int nsexec_serve_main(int argc, char *argv[])
 
 	r = serve_loop(&s, &unblocked);
 	if (r < 0)
-		say("Failed to wait for clients: %s", strerror(-r));
+		cli_error("Failed to wait for clients: %s", strerror(-r));
 	for (size_t i = 0; i < SERVE_MAX_PENDING; i++)
 		s.pending[i].fd = safe_close(s.pending[i].fd);
 	close_socket(&s.sock);
 	if (stop_signal)
-		say("stopped by SIG%s", sigabbrev_np(stop_signal));
+		cli_error("stopped by SIG%s", sigabbrev_np(stop_signal));
 	return r < 0 ? 1 : 0;
 }

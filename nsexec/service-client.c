@@ -13,6 +13,8 @@
 #include <unistd.h>
 
 #include "macro.h"
+#include "memfd-sysctl.h"
+#include "parse.h"
 #include "service.h"
 
 #define SERVICE_TIMEOUT_SEC 10
@@ -72,21 +74,19 @@ static int service_send(int fd, int pidfd, int level, struct mt_error **err)
 /* "ok N", "kept N" or "error ERRNO MESSAGE". */
 static int service_reply(const char *msg, int *ret_level, struct mt_error **err)
 {
-	char *end;
-	long v;
+	const char *end;
+	int v;
 
 	if (strncmp(msg, "ok ", 3) == 0 || strncmp(msg, "kept ", 5) == 0) {
-		const char *n = msg + (msg[0] == 'o' ? 3 : 5);
-
-		if (n[0] < '0' || n[0] > '2' || n[1] != '\0')
+		v = mt_memfd_noexec_parse(msg + (msg[0] == 'o' ? 3 : 5));
+		if (v < 0)
 			return -EPROTO;
-		*ret_level = n[0] - '0';
+		*ret_level = v;
 		return msg[0] == 'k';
 	}
 	if (strncmp(msg, "error ", 6) != 0)
 		return -EPROTO;
-	v = strtol(msg + 6, &end, 10);
-	if (end == msg + 6 || *end != ' ' || v <= 0 || v > 4095)
+	if (mt_parse_int(msg + 6, 4095, &v, &end) < 0 || *end != ' ' || v == 0)
 		return -EPROTO;
 	return mt_error_set(err, (int)-v, "The memfd-noexec service refused to raise it: %s",
 			    end + 1);

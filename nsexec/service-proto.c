@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "memfd-sysctl.h"
 #include "service.h"
 
 #define REQUEST_PREFIX "raise "
@@ -22,7 +23,9 @@ int nsexec_service_parse_request(const char *msg, size_t len)
 
 	if (!msg || len != plen + 1 || memcmp(msg, REQUEST_PREFIX, plen) != 0)
 		return -EINVAL;
-	if (msg[plen] < '0' || msg[plen] > '2')
-		return -EINVAL;
-	return msg[plen] - '0';
+	{
+		const char word[2] = {msg[plen], '\0'};
+
+		return mt_memfd_noexec_parse(word);
+	}
 }

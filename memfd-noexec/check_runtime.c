@@ -41,6 +41,7 @@
  * annotation.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -69,6 +70,7 @@
 #include "macro.h"
 #include "memfd-sysctl.h"
 #include "missing_syscall.h"
+#include "parse.h"
 #include "probe.h"
 
 #define EXIT_USAGE 2
@@ -598,17 +600,24 @@ static char *last_line(const char *text)
 /* Finds the container's report in its stdout. */
 static void parse_inside(const char *text, struct run_result *res)
 {
-	const char *p = strstr(text, INSIDE_TAG " level=");
+	static const char tag[] = INSIDE_TAG " level=", mid[] = " mfd_exec=";
+	const char *p = strstr(text, tag);
+	size_t n = 0;
 	int level;
-	char name[32];
 
-	if (!p)
+	if (!p || mt_parse_int(p + strlen(tag), 2, &level, &p) < 0 ||
+	    strncmp(p, mid, strlen(mid)) != 0)
 		return;
-	if (sscanf(p, INSIDE_TAG " level=%d mfd_exec=%31[A-Za-z0-9]", &level, name) != 2)
+	p += strlen(mid);
+	/* The errno name or "ok": letters and digits, as the inside prints. */
+	while (n < sizeof(res->mfd_exec) - 1 && isalnum((unsigned char)p[n]))
+		n++;
+	if (n == 0)
 		return;
 	res->ran = true;
 	res->level = level;
-	snprintf(res->mfd_exec, sizeof(res->mfd_exec), "%s", name);
+	memcpy(res->mfd_exec, p, n);
+	res->mfd_exec[n] = '\0';
 }
 
 /*

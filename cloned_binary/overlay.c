@@ -46,6 +46,8 @@
 
 #include "cb-internal.h"
 #include "missing_syscall.h"
+#include "fd-util.h"
+#include "parse.h"
 
 /* The steps, for the reason a fallback names. */
 enum ovl_step {
@@ -391,36 +393,40 @@ static int overlay_open_in_userns(struct ovl_target *t, enum ovl_step *ret_step)
 /* The mount ID of the file open at fd (fdinfo's "mnt_id:", 3.15+). */
 static int mount_id_of(int fd)
 {
-	_cleanup_close_ int info = -EBADF;
-	char path[64], buf[512];
-	const char *p;
-	ssize_t n;
+	char buf[512];
+	const char *v;
+	int id, r;
 
-	(void)snprintf(path, sizeof(path), "/proc/self/fdinfo/%d", fd);
-	info = open(path, O_RDONLY | O_CLOEXEC);
-	if (info < 0)
-		return negative_errno();
-	n = read(info, buf, sizeof(buf) - 1);
-	if (n < 0)
-		return negative_errno();
-	buf[n] = '\0';
-	p = strstr(buf, "mnt_id:");
-	return p ? atoi(p + 7) : -EBADMSG;
+	r = read_fdinfo_field(fd, "mnt_id", buf, sizeof(buf), &v);
+	if (r < 0)
+		return r == -ENODATA ? -EBADMSG : r;
+	if (mt_parse_int(v, INT_MAX, &id, &v) < 0 || *v != '\n')
+		return -EBADMSG;
+	return id;
 }
 
-/* 1 if mount ID id is in our mount namespace's mountinfo, 0 if not. */
+/*
+ * 1 if mount ID id is in our mount namespace's mountinfo, 0 if not.  Whole
+ * lines, however long: a mount point can make a line longer than any
+ * buffer, and its tail must never pass for a line of its own (whose first
+ * field would be read as a mount ID).
+ */
 static int mount_attached(int id)
 {
 	_cleanup_fclose_ FILE *f = fopen("/proc/self/mountinfo", "re");
-	char line[4096];
+	_cleanup_free_ char *line = NULL;
+	size_t size = 0;
 	int first;
 
 	if (!f)
 		return negative_errno();
-	while (fgets(line, sizeof(line), f))
-		if (sscanf(line, "%d", &first) == 1 && first == id)
+	while (getline(&line, &size, f) >= 0) {
+		const char *end;
+
+		if (mt_parse_int(line, INT_MAX, &first, &end) == 0 && *end == ' ' && first == id)
 			return 1;
-	return 0;
+	}
+	return ferror(f) ? -EIO : 0;
 }
 
 int cb_overlay_is_sealed(int fd)

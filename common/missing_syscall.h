@@ -9,6 +9,7 @@
 #define MEMFD_TOOLKIT_MISSING_SYSCALL_H
 
 #include <errno.h>
+#include <stdint.h>
 #include <fcntl.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
@@ -202,6 +203,22 @@ static inline int missing_pidfd_send_signal(int pidfd, int sig)
 {
 #ifdef __NR_pidfd_send_signal
 	return (int)syscall(__NR_pidfd_send_signal, pidfd, sig, NULL, 0);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+/* struct mount_attr (5.12, mount_setattr(2)). */
+struct missing_mount_attr {
+	uint64_t attr_set, attr_clr, propagation, userns_fd;
+};
+
+static inline int missing_mount_setattr(int dfd, const char *path, unsigned int flags,
+					struct missing_mount_attr *attr)
+{
+#ifdef __NR_mount_setattr
+	return (int)syscall(__NR_mount_setattr, dfd, path, flags, attr, sizeof(*attr));
 #else
 	errno = ENOSYS;
 	return -1;

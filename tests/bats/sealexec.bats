@@ -437,3 +437,16 @@ teardown() {
 	run "$SEALEXEC" --check /nonexistent
 	assert_failure 2
 }
+
+# Issue 19.2: mountinfo was read with fgets() into 4096 bytes, so a mount
+# point could put a forged "mount ID" at the start of a line's tail and
+# make the loader's detached overlay look attached (no overlay start
+# anywhere on the machine).  ovl-forge mounts such a tmpfs in a private
+# mount namespace and asks whether the overlay still counts.
+@test "a mountinfo line longer than a page cannot make the detached overlay look attached" {
+	requires root
+	run "$BUILD_DIR/tests/helpers/ovl-forge" longline
+	assert_success
+	assert_line --regexp '^ovl-forge: forged id [0-9]+ at the split: yes$'
+	assert_line 'ovl-forge: is_sealed=1'
+}

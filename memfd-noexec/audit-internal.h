@@ -39,7 +39,7 @@ struct audit_memfd {
 	mode_t mode;
 	int seals;
 	bool hugetlb;
-	char via[64]; /* the /proc path it was read through, or whose read failed */
+	char via[96]; /* the /proc path it was read through, or whose read failed */
 	bool exe;
 	size_t n_xmaps;
 	int fd;	    /* the lowest fd of the process that holds it, or -1 */

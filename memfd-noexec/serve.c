@@ -26,14 +26,21 @@
  * client can only make its own containers stricter.  Nothing from a
  * request is executed or used as a path.
  *
- * The loop: one thread and ppoll().  A connection whose request is already
- * there is answered at once; a silent one waits in a table of at most
- * SERVE_MAX_PENDING for SERVE_TIMEOUT_MS, then gets an error.
- * A uid may hold SERVE_MAX_PENDING_PER_UID of them; more are refused at
- * once.  That stops one careless or flooding uid, not a user with many
- * subordinate uids (each counts alone): a local denial of service stays
- * possible, a wrong raise does not.  While the table is full, further
- * clients wait in the kernel's listen backlog.
+ * The loop: one thread and ppoll(), and fair turns between uids.  A
+ * connection is accepted, and its request read, at once.  The cheap
+ * checks (the allow-list, the request's form) are answered at once too;
+ * a well-formed request then waits in the table for its turn, because
+ * raising costs two forks (about 12 ms).  Turns go round the uids that
+ * have one waiting, one request each, so another uid's request waits for
+ * at most one request of each such uid, however many one uid sends.  A
+ * uid may have SERVE_MAX_QUEUED_PER_UID requests waiting, and
+ * SERVE_MAX_SILENT_PER_UID connections without a request (each expires
+ * after SERVE_TIMEOUT_MS); more are refused at once, which costs no fork.
+ * That keeps one flooding uid from delaying anyone else by more than a
+ * turn, though not a user with many subordinate uids (each counts alone):
+ * a local denial of service stays possible, a wrong raise does not.
+ * While the table (SERVE_MAX_HELD) is full, further clients wait in the
+ * kernel's listen backlog.
  *
  * For tests, MEMFD_NOEXEC_SERVE_FEATURES=-so_peerpidfd,-pidfd_get_pid_namespace
  * turns those kernel interfaces off here (not in nsexec_apply_*), so that
@@ -55,6 +62,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
@@ -73,11 +81,12 @@
 #include "service.h"
 
 #define SERVE_TIMEOUT_MS 1000 /* for a connection's request */
-#define SERVE_MAX_PENDING 256 /* silent connections held at once */
-#define SERVE_MAX_PENDING_PER_UID 64
-#define SERVE_MAX_ACCEPT 64 /* per round, so that timeouts still run */
-#define SERVE_MAX_FDS 16    /* received per message; more: refused */
-#define SERVE_MAX_ALLOW 64  /* --allow-user, --allow-group entries */
+#define SERVE_MAX_HELD 512    /* connections held at once: silent or waiting their turn */
+#define SERVE_MAX_SILENT_PER_UID 64
+#define SERVE_MAX_QUEUED_PER_UID 64
+#define SERVE_MAX_ACCEPT 256 /* per turn, so that timeouts and turns still run */
+#define SERVE_MAX_FDS 16     /* received per message; more: refused */
+#define SERVE_MAX_ALLOW 64   /* --allow-user, --allow-group entries */
 #define SERVE_EXIT_USAGE 2
 
 static bool debug_on;
@@ -103,15 +112,20 @@ struct conn {
 	uid_t uid;
 	gid_t gid;
 	pid_t pid;
-	long long deadline; /* ms of CLOCK_MONOTONIC */
+	long long deadline;	/* ms of CLOCK_MONOTONIC, while silent */
+	struct request *queued; /* well-formed, waiting its turn; NULL: silent */
+	unsigned long long seq; /* arrival order, for the turns */
 };
 
 struct server {
 	const struct serve_config *cfg;
 	struct serve_socket sock;
 	struct nsexec_ns_id self; /* the service's PID namespace */
-	struct conn pending[SERVE_MAX_PENDING];
+	struct conn held[SERVE_MAX_HELD];
 	long long accept_paused_until;
+	unsigned long long next_seq;
+	uid_t last_turn; /* the uid served last */
+	bool any_turn;	 /* whether one was */
 };
 
 struct request {
@@ -129,6 +143,7 @@ struct outcome {
 	unsigned long ino; /* the target's PID namespace; 0: unknown */
 	int before, after;
 	bool written;
+	long long owner; /* refused by rule 3: the target's owner uid, for the log; -1 */
 };
 
 /* ---- reporting ---------------------------------------------------------- */
@@ -681,7 +696,7 @@ static int check_position(const struct server *s, int tfd, int cfd, struct outco
 }
 
 /* Rule 3. */
-static int check_owner(int tfd, const struct conn *c, struct mt_error **e)
+static int check_owner(int tfd, const struct conn *c, struct outcome *o, struct mt_error **e)
 {
 	uid_t owner;
 	int r = nsexec_ns_owner_uid(tfd, &owner);
@@ -690,11 +705,14 @@ static int check_owner(int tfd, const struct conn *c, struct mt_error **e)
 		return mt_error_set(e, r,
 				    "Failed to find the owner of the target's PID namespace: %s",
 				    strerror(-r));
-	if (owner != c->uid)
+	/* The reply names no other user's uid; the log does. */
+	if (owner != c->uid) {
+		o->owner = owner;
 		return mt_error_set(
 			e, -EPERM,
-			"the target's PID namespace belongs to a user namespace that uid %u created, not the client's uid %u",
-			(unsigned)owner, (unsigned)c->uid);
+			"the target's PID namespace belongs to a user namespace that another uid created, not the client's uid %u",
+			(unsigned)c->uid);
+	}
 	return 0;
 }
 
@@ -715,7 +733,7 @@ static int raise_target(const struct server *s, const struct conn *c, int pidfd,
 	r = check_position(s, tfd, cfd, o, e);
 	if (r < 0)
 		return r;
-	r = check_owner(tfd, c, e);
+	r = check_owner(tfd, c, o, e);
 	if (r < 0)
 		return r;
 	/* The pidfd's process cannot change its active PID namespace, so
@@ -761,8 +779,10 @@ static int check_request(const struct request *q, struct outcome *o, struct mt_e
 	return 0;
 }
 
-static int judge(const struct server *s, const struct conn *c, const struct request *q,
-		 struct outcome *o, struct mt_error **e)
+/* The checks that cost no fork, made as the request arrives: the
+ * allow-list and the request's form. */
+static int judge_form(const struct server *s, const struct conn *c, const struct request *q,
+		      struct outcome *o, struct mt_error **e)
 {
 	int r = client_allowed(s->cfg, c);
 
@@ -773,10 +793,7 @@ static int judge(const struct server *s, const struct conn *c, const struct requ
 			e, -EACCES,
 			"uid %u may not use this service: it is not among its --allow-user and --allow-group; ask the administrator",
 			(unsigned)c->uid);
-	r = check_request(q, o, e);
-	if (r < 0)
-		return r;
-	return raise_target(s, c, q->fds[0], o, e);
+	return check_request(q, o, e);
 }
 
 /* ---- requests ----------------------------------------------------------- */
@@ -870,6 +887,9 @@ static void log_request(const struct conn *c, int r, const struct outcome *o,
 		(void)snprintf(why, sizeof(why), "already %d", o->after);
 	else
 		one_line(why, sizeof(why), mt_error_message(e));
+	if (r < 0 && o->owner >= 0)
+		(void)snprintf(why + strlen(why), sizeof(why) - strlen(why),
+			       " (created by uid %lld)", o->owner);
 	cli_error("uid %u pid %d: raise %s pid:[%s]: %s: %s", (unsigned)c->uid, (int)c->pid, level,
 		  ino,
 		  r < 0	       ? "refused"
@@ -878,42 +898,63 @@ static void log_request(const struct conn *c, int r, const struct outcome *o,
 		  why);
 }
 
+/* Sends the reply, logs it, closes c and frees its slot. */
+static void conn_answer(struct conn *c, int r, const struct outcome *o, const struct mt_error *e)
+{
+	send_reply(c->fd, r, o, e);
+	log_request(c, r, o, e);
+	c->fd = safe_close(c->fd);
+	if (c->queued) {
+		request_done(c->queued);
+		free(c->queued);
+		c->queued = NULL;
+	}
+}
+
 /* Answers the error r (-errno) with the formatted message on c, logs it
  * and closes c. */
 _printf_(3, 4) static void conn_refuse(struct conn *c, int r, const char *fmt, ...)
 {
 	_cleanup_error_ struct mt_error *e = NULL;
-	struct outcome o = {.level = -1};
+	struct outcome o = {.level = -1, .owner = -1};
 	va_list ap;
 
 	va_start(ap, fmt);
 	r = mt_error_setv(&e, r, fmt, ap);
 	va_end(ap);
-
-	send_reply(c->fd, r, &o, e);
-	log_request(c, r, &o, e);
-	c->fd = safe_close(c->fd);
+	conn_answer(c, r, &o, e);
 }
 
-/* Answers c's request and closes c; or, when nothing has arrived yet,
- * returns -EAGAIN and leaves c open. */
-static int conn_serve(const struct server *s, struct conn *c)
+/* Reads c's request, without waiting: -EAGAIN if none has arrived yet.
+ * A well-formed one from an allowed client comes back in *ret (return
+ * 1), to wait its turn; anything else is answered, and c closed (0). */
+static int conn_receive(const struct server *s, struct conn *c, struct request **ret)
 {
-	struct outcome o = {.level = -1, .before = -1, .after = -1};
-	_cleanup_(request_done) struct request q = {};
+	struct outcome o = {.level = -1, .before = -1, .after = -1, .owner = -1};
 	_cleanup_error_ struct mt_error *e = NULL;
+	struct request *q = calloc(1, sizeof(*q));
 	int r;
 
-	r = recv_request(c->fd, &q);
-	if (r == -EAGAIN)
+	if (!q) {
+		conn_refuse(c, -ENOMEM, "out of memory for the request; try again");
+		return 0;
+	}
+	r = recv_request(c->fd, q);
+	if (r == -EAGAIN) {
+		free(q);
 		return r;
+	}
 	if (r < 0)
 		r = mt_error_set(&e, r, "Failed to receive the request: %s", strerror(-r));
 	else
-		r = judge(s, c, &q, &o, &e);
-	send_reply(c->fd, r, &o, e);
-	log_request(c, r, &o, e);
-	c->fd = safe_close(c->fd);
+		r = judge_form(s, c, q, &o, &e);
+	if (r >= 0) {
+		*ret = q;
+		return 1;
+	}
+	request_done(q);
+	free(q);
+	conn_answer(c, r, &o, e);
 	return 0;
 }
 
@@ -927,40 +968,86 @@ static long long now_ms(void)
 	return ts.tv_sec * 1000LL + ts.tv_nsec / 1000000;
 }
 
-static size_t pending_count(const struct server *s, const uid_t *uid)
+/* Connections in the table: uid's (every uid's if NULL), silent or
+ * waiting their turn. */
+static size_t held_count(const struct server *s, const uid_t *uid, bool queued)
 {
 	size_t n = 0;
 
-	for (size_t i = 0; i < SERVE_MAX_PENDING; i++)
-		if (s->pending[i].fd >= 0 && (!uid || s->pending[i].uid == *uid))
+	for (size_t i = 0; i < SERVE_MAX_HELD; i++) {
+		const struct conn *c = &s->held[i];
+
+		if (c->fd >= 0 && (!uid || c->uid == *uid) && !!c->queued == queued)
 			n++;
+	}
 	return n;
 }
 
-/* A connection whose request has not arrived yet: into the table, unless
- * its uid already has SERVE_MAX_PENDING_PER_UID there. */
-static void conn_hold(struct server *s, struct conn *c)
+static struct conn *free_slot(struct server *s)
 {
-	if (pending_count(s, &c->uid) < SERVE_MAX_PENDING_PER_UID)
-		for (size_t i = 0; i < SERVE_MAX_PENDING; i++)
-			if (s->pending[i].fd < 0) {
-				s->pending[i] = *c;
-				return;
-			}
+	for (size_t i = 0; i < SERVE_MAX_HELD; i++)
+		if (s->held[i].fd < 0)
+			return &s->held[i];
+	return NULL;
+}
+
+/* A connection whose request has not arrived yet: into the table, unless
+ * its uid already has SERVE_MAX_SILENT_PER_UID there. */
+static void hold_silent(struct server *s, struct conn *c)
+{
+	struct conn *slot = free_slot(s);
+
+	if (slot && held_count(s, &c->uid, false) < SERVE_MAX_SILENT_PER_UID) {
+		*slot = *c;
+		return;
+	}
 	conn_refuse(
 		c, -EAGAIN,
 		"uid %u has too many connections without a request; send the request right after connecting",
 		(unsigned)c->uid);
 }
 
+/* A well-formed request q on c (in the table or not yet): into the table
+ * to wait its turn, unless its uid already has SERVE_MAX_QUEUED_PER_UID
+ * waiting. */
+static void hold_queued(struct server *s, struct conn *c, struct request *q)
+{
+	struct conn *slot = c >= s->held && c < s->held + SERVE_MAX_HELD ? c : free_slot(s);
+
+	if (slot && held_count(s, &c->uid, true) < SERVE_MAX_QUEUED_PER_UID) {
+		*slot = *c;
+		slot->queued = q;
+		slot->seq = s->next_seq++;
+		return;
+	}
+	c->queued = q;
+	conn_refuse(
+		c, -EAGAIN,
+		"uid %u has %d requests waiting for their turn already; wait for their answers before sending more",
+		(unsigned)c->uid, SERVE_MAX_QUEUED_PER_UID);
+}
+
+static void conn_arrived(struct server *s, struct conn *c)
+{
+	struct request *q = NULL;
+	int r = conn_receive(s, c, &q);
+
+	if (r == -EAGAIN && c->deadline == 0) {
+		c->deadline = now_ms() + SERVE_TIMEOUT_MS;
+		hold_silent(s, c);
+	} else if (r > 0) {
+		hold_queued(s, c, q);
+	}
+}
+
 static void accept_some(struct server *s)
 {
 	for (int k = 0; k < SERVE_MAX_ACCEPT; k++) {
-		struct conn c = {.deadline = now_ms() + SERVE_TIMEOUT_MS};
+		struct conn c = {.fd = -EBADF};
 		struct ucred uc;
 		socklen_t len = sizeof(uc);
 
-		if (pending_count(s, NULL) >= SERVE_MAX_PENDING)
+		if (!free_slot(s))
 			return;
 		c.fd = accept4(s->sock.fd, NULL, NULL, SOCK_CLOEXEC | SOCK_NONBLOCK);
 		if (c.fd < 0 && (errno == EINTR || errno == ECONNABORTED))
@@ -981,28 +1068,74 @@ static void accept_some(struct server *s)
 		c.uid = uc.uid;
 		c.gid = uc.gid;
 		c.pid = uc.pid;
-		if (conn_serve(s, &c) == -EAGAIN)
-			conn_hold(s, &c);
+		conn_arrived(s, &c);
 	}
 }
 
+/*
+ * Whose turn it is: the waiting request of the next uid after the one
+ * served last (in uid order, wrapping round), its oldest.  So each uid
+ * with a request waiting gets one turn per round, however many it sent.
+ */
+static struct conn *next_turn(struct server *s)
+{
+	struct conn *after = NULL, *first = NULL;
+
+	for (size_t i = 0; i < SERVE_MAX_HELD; i++) {
+		struct conn *c = &s->held[i];
+
+		if (c->fd < 0 || !c->queued)
+			continue;
+		if (!first || c->uid < first->uid || (c->uid == first->uid && c->seq < first->seq))
+			first = c;
+		if (s->any_turn && c->uid <= s->last_turn)
+			continue;
+		if (!after || c->uid < after->uid || (c->uid == after->uid && c->seq < after->seq))
+			after = c;
+	}
+	return after ? after : first;
+}
+
+/* Raises for one waiting request, whose turn it is; false if none waits. */
+static bool serve_turn(struct server *s)
+{
+	struct outcome o = {.level = -1, .before = -1, .after = -1, .owner = -1};
+	_cleanup_error_ struct mt_error *e = NULL;
+	struct conn *c = next_turn(s);
+	int r;
+
+	if (!c)
+		return false;
+	s->last_turn = c->uid;
+	s->any_turn = true;
+	o.level = nsexec_service_parse_request(c->queued->msg, c->queued->len);
+	r = raise_target(s, c, c->queued->fds[0], &o, &e);
+	conn_answer(c, r, &o, e);
+	return true;
+}
+
 /* Fills pfd (pfd[0]: the listening socket, or -1 while paused or full)
- * and map; expires silent connections.  Returns the count; *timeout_ms is
- * how long ppoll() may sleep. */
+ * and map with the silent connections; expires those past their
+ * deadline.  Returns the count; *timeout_ms is how long ppoll() may
+ * sleep (0 while a request waits its turn). */
 static size_t build_pollset(struct server *s, struct pollfd *pfd, struct conn **map,
 			    long long *timeout_ms)
 {
 	long long now = now_ms(), wake = now + 60 * 1000;
-	bool paused = s->accept_paused_until > now;
+	bool paused = s->accept_paused_until > now, queued = false;
 	size_t n = 1;
 
 	if (paused)
 		wake = s->accept_paused_until;
-	for (size_t i = 0; i < SERVE_MAX_PENDING; i++) {
-		struct conn *c = &s->pending[i];
+	for (size_t i = 0; i < SERVE_MAX_HELD; i++) {
+		struct conn *c = &s->held[i];
 
 		if (c->fd < 0)
 			continue;
+		if (c->queued) {
+			queued = true;
+			continue;
+		}
 		if (c->deadline <= now) {
 			conn_refuse(c, -ETIMEDOUT, "no request within %d ms", SERVE_TIMEOUT_MS);
 			continue;
@@ -1012,16 +1145,22 @@ static size_t build_pollset(struct server *s, struct pollfd *pfd, struct conn **
 		map[n - 1] = c;
 		pfd[n++] = (struct pollfd){.fd = c->fd, .events = POLLIN};
 	}
-	paused |= n - 1 >= SERVE_MAX_PENDING;
+	paused |= !free_slot(s);
 	pfd[0] = (struct pollfd){.fd = paused ? -1 : s->sock.fd, .events = POLLIN};
-	*timeout_ms = wake - now;
+	*timeout_ms = queued ? 0 : wake - now;
 	return n;
 }
 
+/*
+ * Each round: wait for something (not at all while a request waits its
+ * turn), read the requests that arrived, accept new connections, then
+ * raise for one request.  Reading and refusing cost no fork, so a round
+ * is about one raise long, and new clients are heard between raises.
+ */
 static int serve_loop(struct server *s, const sigset_t *unblocked)
 {
-	struct pollfd pfd[1 + SERVE_MAX_PENDING];
-	struct conn *map[SERVE_MAX_PENDING];
+	struct pollfd pfd[1 + SERVE_MAX_HELD];
+	struct conn *map[SERVE_MAX_HELD];
 
 	while (!stop_signal) {
 		long long timeout;
@@ -1036,9 +1175,10 @@ static int serve_loop(struct server *s, const sigset_t *unblocked)
 		}
 		for (size_t i = 1; i < n; i++)
 			if (pfd[i].revents)
-				(void)conn_serve(s, map[i - 1]);
+				conn_arrived(s, map[i - 1]);
 		if (pfd[0].revents)
 			accept_some(s);
+		(void)serve_turn(s);
 	}
 	return 0;
 }
@@ -1058,6 +1198,21 @@ static void announce(const struct serve_config *cfg, const struct server *s)
 				      (unsigned)cfg->groups[i]);
 	cli_error("listening on %s (%s), for %s", s->sock.path ? s->sock.path : "fd 3",
 		  s->sock.path ? "bound" : "socket activation", who);
+}
+
+/* Room for a full table: each held connection may bring a pidfd. */
+static void raise_fd_limit(void)
+{
+	struct rlimit rl;
+	rlim_t want = 2 * SERVE_MAX_HELD + 64;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) < 0 || rl.rlim_cur >= want)
+		return;
+	rl.rlim_cur = rl.rlim_max < want ? rl.rlim_max : want;
+	if (setrlimit(RLIMIT_NOFILE, &rl) < 0)
+		cli_error(
+			"Failed to raise the fd limit to %llu: %m; a full table may pause accepting",
+			(unsigned long long)want);
 }
 
 static void start(struct server *s, sigset_t *unblocked)
@@ -1080,6 +1235,7 @@ static void start(struct server *s, sigset_t *unblocked)
 	r = setup_signals(unblocked);
 	if (r < 0)
 		cli_die(1, "Failed to set up signal handling: %s", strerror(-r));
+	raise_fd_limit();
 	if (open_socket(s->cfg, &s->sock, &e) < 0)
 		cli_die(1, "%s", mt_error_message(e));
 	announce(s->cfg, s);
@@ -1098,15 +1254,16 @@ int nsexec_serve_main(int argc, char *argv[])
 	parse_features(getenv("MEMFD_NOEXEC_SERVE_FEATURES"), &cfg);
 	s.cfg = &cfg;
 	s.sock.fd = -EBADF;
-	for (size_t i = 0; i < SERVE_MAX_PENDING; i++)
-		s.pending[i].fd = -EBADF;
+	for (size_t i = 0; i < SERVE_MAX_HELD; i++)
+		s.held[i].fd = -EBADF;
 	start(&s, &unblocked);
 
 	r = serve_loop(&s, &unblocked);
 	if (r < 0)
 		cli_error("Failed to wait for clients: %s", strerror(-r));
-	for (size_t i = 0; i < SERVE_MAX_PENDING; i++)
-		s.pending[i].fd = safe_close(s.pending[i].fd);
+	for (size_t i = 0; i < SERVE_MAX_HELD; i++)
+		if (s.held[i].fd >= 0)
+			conn_refuse(&s.held[i], -ESHUTDOWN, "the service is stopping; try again");
 	close_socket(&s.sock);
 	if (stop_signal)
 		cli_error("stopped by SIG%s", sigabbrev_np(stop_signal));

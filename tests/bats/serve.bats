@@ -262,9 +262,11 @@ still_serving() {
 
 	run client_as "$TEST_USER" -p "$b" "$SOCK"
 	assert_success
-	assert_line --regexp "^error 1 the target's PID namespace belongs to a user namespace that uid $(id -u "$TEST_USER2") created, not the client's uid $(id -u "$TEST_USER")$"
+	# The reply names no other user's uid; the log (root's) does.
+	assert_line --regexp "^error 1 the target's PID namespace belongs to a user namespace that another uid created, not the client's uid $(id -u "$TEST_USER")$"
+	refute_output --partial "uid $(id -u "$TEST_USER2")"
 	[ "$(ns_level "$b")" = "$HOST_LEVEL_BEFORE" ]
-	assert_log "uid $(id -u "$TEST_USER") pid [0-9]+: raise 2 pid:\[$(ns_ino "$b")\]: refused: .*uid $(id -u "$TEST_USER2") created"
+	assert_log "uid $(id -u "$TEST_USER") pid [0-9]+: raise 2 pid:\[$(ns_ino "$b")\]: refused: .*another uid created, not the client's uid $(id -u "$TEST_USER") \(created by uid $(id -u "$TEST_USER2")\)$"
 
 	# B may.
 	run client_as "$TEST_USER2" -p "$b" "$SOCK"
@@ -316,7 +318,7 @@ still_serving() {
 	start_container root
 	local r="$CPID"
 	run client_as "$TEST_USER" -p "$r" "$SOCK"
-	assert_line --regexp "^error 1 the target's PID namespace belongs to a user namespace that uid 0 created, not the client's uid $(id -u "$TEST_USER")$"
+	assert_line --regexp "^error 1 the target's PID namespace belongs to a user namespace that another uid created, not the client's uid $(id -u "$TEST_USER")$"
 	[ "$(ns_level "$r")" = "$HOST_LEVEL_BEFORE" ]
 
 	# The user's own container, but named from another PID namespace of
@@ -642,6 +644,55 @@ still_serving() {
 	stop_service
 }
 
+@test "serve: one uid's flood of valid requests does not hold up another uid" {
+	requires_users || return 1
+	requires_host_below_2 || return 1
+	start_service
+	start_container "$TEST_USER"
+	local flood="$CPID" i p pids=()
+	# Three clients of one uid, each sending 1000 well-formed requests at
+	# once (each a raise: two forks, ~12 ms), round after round until
+	# stopped: served one at a time, minutes of work.
+	# setpriv itself, not run_as: $! must be the loop, which stops its
+	# client when it is stopped (wait returns on a signal; a foreground
+	# child would keep it alive until its replies came).
+	for i in 1 2 3; do
+		# shellcheck disable=SC2016 # expanded by the inner bash
+		setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --inh-caps=-all -- \
+			bash -c 'trap "kill \$c 2>/dev/null; exit 0" TERM
+				ulimit -n 4096 || exit 1
+				while :; do "$0" -E -n 1000 -p "$1" "$2" & c=$!; wait "$c" || exit 1; done' \
+			"$U_CLIENT" "$flood" "$SOCK" >"$T/flood.$i" 2>/dev/null 3>&- &
+		pids+=("$!")
+		BG_PIDS+=("$!")
+	done
+	for i in $(seq 250); do
+		[ "$(grep -c ": raise 2 pid:\[$(ns_ino "$flood")\]: " "$T/log")" -ge 100 ] && break
+		sleep 0.02
+	done
+	# Another uid's request, three times while the flood goes on: each is
+	# answered within a second.
+	start_container "$TEST_USER2"
+	for i in 1 2 3; do
+		run run_as "$TEST_USER2" timeout 1 "$U_CLIENT" -p "$CPID" "$SOCK"
+		assert_success
+		assert_line --regexp '^(ok|kept) 2$'
+	done
+	for p in "${pids[@]}"; do
+		kill -0 "$p" 2>/dev/null || fail "a flood client stopped before the other uid was answered: $(sort "$T"/flood.* | uniq -c)"
+		kill -TERM "$p"
+		wait "$p"
+	done
+	# The flood itself: at most SERVE_MAX_QUEUED_PER_UID (64) of its
+	# requests wait at once; the others are refused at once, and say why.
+	with_output "$(sort "$T"/flood.* | uniq -c)" \
+		assert_line --regexp "^ +[0-9]+ error 11 uid $(id -u "$TEST_USER") has 64 requests waiting for their turn already; wait for their answers before sending more$"
+	with_output "$(sort "$T"/flood.* | uniq -c)" \
+		assert_line --regexp '^ +[0-9]+ kept 2$'
+	still_serving "$TEST_USER2"
+	stop_service
+}
+
 @test "serve: a refused request is logged with the client's uid and pid" {
 	requires_users || return 1
 	start_service
@@ -778,7 +829,8 @@ activate() {
 	assert_log '^memfd-noexec serve: using pidfd_open for the client$'
 	assert_log '^memfd-noexec serve: using /proc for a PID namespace$'
 	run client_as "$TEST_USER2" -p "$CPID" "$SOCK"
-	assert_line --regexp "^error 1 the target's PID namespace belongs to a user namespace that uid $(id -u "$TEST_USER") created"
+	assert_line --regexp "^error 1 the target's PID namespace belongs to a user namespace that another uid created, not the client's uid $(id -u "$TEST_USER2")$"
+	assert_log "refused: .* \(created by uid $(id -u "$TEST_USER")\)$"
 	run client_as "$TEST_USER" -u -s "$SOCK"
 	assert_line --regexp "^error 1 the target is in the client's own PID namespace"
 	start_container "$TEST_USER"

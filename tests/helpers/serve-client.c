@@ -14,6 +14,8 @@
  *               the -p, -f and -e fds are opened before
  *     -q        connect, send nothing and wait for the reply
  *     -n N      make N connections at once (then send on each)
+ *     -E        with -n: send on each right after connecting it (a flood
+ *               of requests, not of silent connections)
  *
  * Prints "client pid N" (N as the service sees it) to stderr and the
  * reply to stdout.  Exits 0 if a reply came, 1 if none did or something
@@ -36,7 +38,7 @@
 #include "missing_syscall.h"
 
 #define MAX_FDS 64
-#define MAX_CONNS 512
+#define MAX_CONNS 2000
 
 struct client {
 	const char *socket;
@@ -44,7 +46,7 @@ struct client {
 	size_t len;
 	int fds[MAX_FDS];
 	size_t n_fds;
-	bool self, unshare, silent;
+	bool self, unshare, silent, eager;
 	int count; /* connections */
 };
 
@@ -171,9 +173,12 @@ static int talk(const struct client *c)
 {
 	int fds[MAX_CONNS], r = 0;
 
-	for (int i = 0; i < c->count; i++)
+	for (int i = 0; i < c->count; i++) {
 		fds[i] = connect_to(c->socket);
-	for (int i = 0; i < c->count; i++)
+		if (c->eager && !c->silent && send_request(fds[i], c) < 0)
+			fail(1, "sendmsg");
+	}
+	for (int i = 0; i < c->count && !c->eager; i++)
 		if (!c->silent && send_request(fds[i], c) < 0)
 			fail(1, "sendmsg");
 	for (int i = 0; i < c->count; i++)
@@ -206,7 +211,7 @@ int main(int argc, char *argv[])
 	static struct client c = {.msg = "raise 2", .len = 7, .count = 1};
 	int opt;
 
-	while ((opt = getopt(argc, argv, "m:x:p:f:esuqn:")) != -1) {
+	while ((opt = getopt(argc, argv, "m:x:p:f:esuqn:E")) != -1) {
 		switch (opt) {
 		case 'm':
 			c.len = strlen(optarg);
@@ -235,6 +240,9 @@ int main(int argc, char *argv[])
 		case 'q':
 			c.silent = true;
 			break;
+		case 'E':
+			c.eager = true;
+			break;
 		case 'n':
 			c.count = atoi(optarg);
 			if (c.count < 1 || c.count > MAX_CONNS) {
@@ -244,7 +252,7 @@ int main(int argc, char *argv[])
 			break;
 		default:
 			fprintf(stderr,
-				"usage: serve-client [-m TEXT | -x HEX] [-p PID]... [-f PATH]... [-e] [-s] [-u] [-q] [-n N] SOCKET\n");
+				"usage: serve-client [-m TEXT | -x HEX] [-p PID]... [-f PATH]... [-e] [-s] [-u] [-q] [-n N [-E]] SOCKET\n");
 			return 2;
 		}
 	}

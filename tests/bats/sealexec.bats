@@ -131,6 +131,7 @@ teardown() {
 		assert_success
 		assert_marker overlay
 		assert_output --partial "selfcheck: exe=/selfcheck seals=0x0 mode=0755 nlink=1 method=overlay"
+		assert_output --partial "selfcheck: overlay mount ro,nosuid,nodev"
 		assert_output --partial "selfcheck: ok"
 	done
 }
@@ -183,6 +184,7 @@ teardown() {
 		echo "level $level: $output"
 		assert_success
 		assert_marker overlay
+		assert_output --partial "selfcheck: overlay mount ro,nosuid,nodev"
 		assert_output --partial "selfcheck: ok"
 		# Without it: the memfd copy, or the file at 2.
 		run at_level "$level" setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
@@ -263,6 +265,22 @@ teardown() {
 	assert_success
 	assert_marker tmpfile
 	assert_output --partial "exe=$UTMP/#"
+}
+
+@test "memfd_create refused with EPERM (an LSM or a seccomp profile): tmpfile, with the reason" {
+	requires root seccomp fakekernel
+	# EPERM is a policy refusal, like EACCES at level 2: the next method,
+	# never a failed start.  The overlay is turned off so the memfd is tried.
+	run env MEMFD_TOOLKIT_FEATURES=-fsopen "$FAKEKERNEL" --fail='memfd_create=EPERM' -- \
+		"$SEALEXEC" --debug "$SELFCHECK" --expect-method=tmpfile
+	assert_success
+	assert_marker tmpfile
+	assert_output --partial "selfcheck: ok"
+	# --method=memfd has nowhere to go: it fails, and names the refusal.
+	run env MEMFD_TOOLKIT_FEATURES=-fsopen "$FAKEKERNEL" --fail='memfd_create=EPERM' -- \
+		"$SEALEXEC" --method=memfd "$SELFCHECK"
+	assert_failure 126
+	assert_output --partial "Operation not permitted"
 }
 
 @test "emulated no memfd_create and no O_TMPFILE: mkostemp, nothing left behind" {
@@ -382,11 +400,16 @@ teardown() {
 	# No second clone: the runtime's was used as it is.
 	refute_line --regexp '^cloned_binary: using '
 
-	# A marker naming another open fd is refused, not trusted.
-	run env ENSURE_LAUNCH=wrongfd "$ENSURE_HELPER"
-	assert_failure 1
-	assert_output --partial "Failed to verify the runtime's fd"
-	assert_output --partial "it is not the file we run from"
+	# A marker naming another open fd is refused, not trusted: another
+	# file, or another clone of the same binary (its inode number, on
+	# another overlay's device).
+	local how
+	for how in wrongfd otherclone; do
+		run env ENSURE_LAUNCH="$how" "$ENSURE_HELPER"
+		assert_failure 1
+		assert_output --partial "Failed to verify the runtime's fd"
+		assert_output --partial "it is not the file we run from"
+	done
 
 	for bad in fd:x fd:2 fd: 2 fd:99999999999 yes; do
 		run env _CLONED_BINARY_REEXEC="$bad" "$ENSURE_HELPER"

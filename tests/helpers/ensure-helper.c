@@ -12,8 +12,10 @@
  * With ENSURE_LAUNCH set it first plays the runtime that starts its helper
  * from a clone (runc's parent, patch 0004): it opens itself on a detached
  * overlay, keeps that fd N open across exec and executes /proc/self/fd/N
- * with _CLONED_BINARY_REEXEC=fd:N ("fd"), or naming another open fd
- * ("wrongfd").  The started copy then also prints "given-fd=open|closed".
+ * with _CLONED_BINARY_REEXEC=fd:N ("fd"), or naming another open fd:
+ * /dev/null ("wrongfd"), or a second overlay clone of itself, the same
+ * inode number on another device ("otherclone").  The started copy then
+ * also prints "given-fd=open|closed".
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
@@ -41,8 +43,16 @@ static int launch(const char *how, char *argv[])
 	}
 	/* Both survive the exec, as runc's ExtraFiles do. */
 	fd = fcntl(fd, F_DUPFD, 10);
-	other = open("/dev/null", O_RDONLY);
-	named = strcmp(how, "wrongfd") == 0 ? other : fd;
+	if (strcmp(how, "otherclone") == 0) {
+		if (cloned_binary_clone(self, &o, &m, &other, &err) < 0) {
+			printf("ensure-helper: no second overlay: %s\n", mt_error_message(err));
+			return 77;
+		}
+		other = fcntl(other, F_DUPFD, 10);
+	} else {
+		other = open("/dev/null", O_RDONLY);
+	}
+	named = strcmp(how, "fd") == 0 ? fd : other;
 	(void)snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
 	(void)snprintf(env, sizeof(env), "%d", named);
 	(void)setenv("ENSURE_GIVEN_FD", env, 1);

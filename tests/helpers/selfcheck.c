@@ -253,6 +253,20 @@ int main(int argc, char *argv[])
 		FAIL("seals 0x%x lack 0x%lx", seals < 0 ? 0 : seals, expect_seals);
 	if ((st.st_mode & 0111) == 0)
 		FAIL("mode 0%o has no x bits", (unsigned)(st.st_mode & 07777));
+	/* The overlay is mounted read-only, nosuid and nodev: a set-uid or
+	 * device file in the binary's directory is inert through it. */
+	if (strcmp(method, "overlay") == 0) {
+		struct statvfs v;
+		const unsigned long need = ST_RDONLY | ST_NOSUID | ST_NODEV;
+
+		if (fstatvfs(fd, &v) < 0)
+			FAIL("fstatvfs: %m");
+		else if ((v.f_flag & need) != need)
+			FAIL("the overlay's mount flags 0x%lx lack ro, nosuid or nodev (0x%lx)",
+			     v.f_flag, need);
+		else
+			printf("selfcheck: overlay mount ro,nosuid,nodev\n");
+	}
 	if (expect_file)
 		expect_same(fd, expect_file);
 

@@ -1053,7 +1053,8 @@ static void case_overlay_attached_not_sealed(void)
 /*
  * The overlay opens the binary by its path: a different file found there
  * (here one literally named "prog (deleted)", next to the original's
- * unlinked name) must be refused, never run in its place.
+ * unlinked name) must be refused, never run in its place.  The impostor
+ * has the original's size and mtime, so only its inode tells.
  */
 static void case_overlay_same_file_verified(void)
 {
@@ -1077,8 +1078,20 @@ static void case_overlay_same_file_verified(void)
 	if (src < 0 || link(a, b) < 0 || unlink(a) < 0)
 		die("link and unlink: %m");
 	out = open(c, O_WRONLY | O_CREAT | O_CLOEXEC, 0755);
-	if (out < 0 || write(out, "#!/bin/sh\n", 10) != 10)
+	if (out < 0 || cloned_binary_copy(out, self, (size_t)lseek(self, 0, SEEK_END),
+					  CLONED_BINARY_COPY_READWRITE) < 0)
 		die("plant the impostor: %m");
+	{
+		struct stat st;
+		struct timespec ts[2];
+
+		if (fstat(src, &st) < 0)
+			die("fstat: %m");
+		ts[0] = st.st_atim;
+		ts[1] = st.st_mtim;
+		if (futimens(out, ts) < 0)
+			die("futimens: %m");
+	}
 	close(out);
 	overlay_on = true;
 	opts.request = CLONED_BINARY_REQUEST_OVERLAY;

@@ -115,7 +115,12 @@ int cloned_binary_clone(int src_fd, const struct cloned_binary_options *opts,
  * features (opts, or the probe) have it.  A file on overlayfs must be on a
  * read-only one that is attached to no mount tree we can see (a detached
  * mount, as the overlay method makes) and refuse opening for writing with
- * EROFS.  Any other file must be unlinked (nlink == 0), executable,
+ * EROFS; where we hold CAP_SYS_ADMIN over our mount namespace and the
+ * kernel clones a detached mount (6.15+), its superblock must also be
+ * read-only and have no upper layer (a read-only mount flag alone can be
+ * cleared by its owner).  Without that proof a mount flag passes for the
+ * superblock, except for a file being executed, whose superblock EROFS
+ * comes before ETXTBSY.  Any other file must be unlinked (nlink == 0), executable,
  * without write bits, and on tmpfs, ext4, xfs or btrfs.  Returns 1 if it
  * is, 0 if it is not, -errno if fd cannot be inspected.
  */

@@ -37,6 +37,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -429,6 +430,129 @@ static int mount_attached(int id)
 	return ferror(f) ? -EIO : 0;
 }
 
+/*
+ * The child of superblock_sealed(), in a mount namespace of its own (a
+ * private copy of ours, gone when it exits): it attaches the clone at a
+ * file on a new tmpfs, so that mountinfo shows it, and copies its
+ * mountinfo to out.  System calls only: it is forked from a process that
+ * may have threads.  Exits 0, or with the errno of the failed step.
+ */
+_noreturn_ static void proof_child(int clone, int out)
+{
+	static const char *const dirs[] = {"/tmp", "/run", "/mnt", "/dev"};
+	char buf[4096];
+	int ctx, tmp, f, info;
+	ssize_t n;
+
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		_exit(errno & 0xff);
+	ctx = missing_fsopen("tmpfs", FSOPEN_CLOEXEC);
+	if (ctx < 0 || missing_fsconfig(ctx, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		_exit(errno & 0xff);
+	tmp = missing_fsmount(ctx, FSMOUNT_CLOEXEC,
+			      MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | MOUNT_ATTR_NOEXEC);
+	if (tmp < 0)
+		_exit(errno & 0xff);
+	for (size_t i = 0;; i++) {
+		if (i == ELEMENTSOF(dirs))
+			_exit(errno & 0xff);
+		if (missing_move_mount(tmp, "", AT_FDCWD, dirs[i], MOVE_MOUNT_F_EMPTY_PATH) == 0)
+			break;
+	}
+	f = openat(tmp, "f", O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0600);
+	if (f < 0 || missing_move_mount(clone, "", tmp, "f", MOVE_MOUNT_F_EMPTY_PATH) < 0)
+		_exit(errno & 0xff);
+	info = open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+	if (info < 0)
+		_exit(errno & 0xff);
+	while ((n = read(info, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			_exit(EPIPE);
+	_exit(n < 0 ? errno & 0xff : 0);
+}
+
+/*
+ * From an overlay's mountinfo line: 1 if its superblock options begin
+ * with "ro" and name no upper layer, 0 if not, -EBADMSG if the line is no
+ * overlay's.  Option values are escaped (seq_show_option: ",= \t\n\\"),
+ * so a directory's name cannot forge an "upperdir=".
+ */
+static int options_sealed(const char *line)
+{
+	const char *p = strstr(line, " - ");
+
+	if (!p || strncmp(p + 3, "overlay ", 8) != 0)
+		return -EBADMSG;
+	p = strchr(p + 11, ' '); /* after the source */
+	if (!p)
+		return -EBADMSG;
+	p++;
+	if (strncmp(p, "ro,", 3) != 0 && strcmp(p, "ro\n") != 0)
+		return 0;
+	for (; p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL)
+		if (strncmp(p, "upperdir=", 9) == 0)
+			return 0;
+	return 1;
+}
+
+/*
+ * 1 if the superblock of the overlay at fd is read-only and has no upper
+ * layer, so that no one, its owner included, can ever make it writable;
+ * 0 if it is writable or has one; -errno if that cannot be told here.  A
+ * read-only mount flag looks the same to statfs() and open(O_WRONLY), and
+ * its owner can clear it, so the superblock itself must be seen; mountinfo
+ * shows its options, but only for attached mounts.  So a clone of the
+ * mount (open_tree: the same superblock; ours is not touched) is attached
+ * in a child's private mount namespace.  Needs CAP_SYS_ADMIN over our
+ * mount namespace (else EPERM) and a kernel that clones a detached mount
+ * (6.15+, else EINVAL).  About a millisecond.
+ */
+static int superblock_sealed(int fd)
+{
+	_cleanup_close_ int clone = -EBADF;
+	_cleanup_fclose_ FILE *f = NULL;
+	_cleanup_free_ char *line = NULL;
+	int p[2], id, status = 0, r = -ENOENT;
+	size_t size = 0;
+	pid_t pid;
+
+	clone = missing_open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+	if (clone < 0)
+		return negative_errno();
+	id = mount_id_of(clone);
+	if (id < 0)
+		return id;
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return negative_errno();
+	pid = fork();
+	if (pid == 0) {
+		(void)close(p[0]);
+		proof_child(clone, p[1]);
+	}
+	(void)close(p[1]);
+	if (pid < 0) {
+		(void)close(p[0]);
+		return negative_errno();
+	}
+	f = fdopen(p[0], "re");
+	if (!f)
+		(void)close(p[0]);
+	while (f && getline(&line, &size, f) >= 0) {
+		const char *end;
+		int first;
+
+		if (mt_parse_int(line, INT_MAX, &first, &end) == 0 && *end == ' ' && first == id)
+			r = options_sealed(line);
+	}
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (!f)
+		return -ENOMEM;
+	if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+		return -WEXITSTATUS(status);
+	return r;
+}
+
 int cb_overlay_is_sealed(int fd)
 {
 	struct statfs sfs;
@@ -439,7 +563,10 @@ int cb_overlay_is_sealed(int fd)
 		return negative_errno();
 	if ((unsigned long)sfs.f_type != OVERLAYFS_SUPER_MAGIC || !(sfs.f_flags & ST_RDONLY))
 		return 0;
-	/* Read-only in itself (no upper layer), not only by a mount flag. */
+	/* Not writable now, by a mount flag or by the superblock.  For a
+	 * file being executed (ensure's /proc/self/exe) this alone tells
+	 * them apart: the superblock's EROFS comes before ETXTBSY, a mount
+	 * flag's after it. */
 	(void)snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
 	wfd = open(proc, O_WRONLY | O_CLOEXEC);
 	if (wfd >= 0) {
@@ -453,7 +580,13 @@ int cb_overlay_is_sealed(int fd)
 	if (id < 0)
 		return id;
 	r = mount_attached(id);
-	return r < 0 ? r : !r;
+	if (r != 0)
+		return r < 0 ? r : 0;
+	/* Read-only in its superblock, without an upper layer, where that
+	 * can be seen; where it cannot (no CAP_SYS_ADMIN over our mount
+	 * namespace, or before 6.15), the EROFS above stands. */
+	r = superblock_sealed(fd);
+	return r >= 0 ? r : 1;
 }
 
 /* ---- the method ---------------------------------------------------------- */

@@ -225,4 +225,36 @@ static inline int missing_mount_setattr(int dfd, const char *path, unsigned int 
 #endif
 }
 
+/* open_tree(2) and move_mount(2), 5.2 (linux/mount.h). */
+#ifndef OPEN_TREE_CLONE
+#define OPEN_TREE_CLONE 1
+#endif
+#ifndef OPEN_TREE_CLOEXEC
+#define OPEN_TREE_CLOEXEC O_CLOEXEC
+#endif
+#ifndef MOVE_MOUNT_F_EMPTY_PATH
+#define MOVE_MOUNT_F_EMPTY_PATH 0x00000004
+#endif
+
+static inline int missing_open_tree(int dfd, const char *path, unsigned int flags)
+{
+#ifdef __NR_open_tree
+	return (int)syscall(__NR_open_tree, dfd, path, flags);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
+static inline int missing_move_mount(int from_dfd, const char *from, int to_dfd, const char *to,
+				     unsigned int flags)
+{
+#ifdef __NR_move_mount
+	return (int)syscall(__NR_move_mount, from_dfd, from, to_dfd, to, flags);
+#else
+	errno = ENOSYS;
+	return -1;
+#endif
+}
+
 #endif

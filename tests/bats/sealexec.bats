@@ -473,3 +473,33 @@ teardown() {
 	assert_line --regexp '^ovl-forge: forged id [0-9]+ at the split: yes$'
 	assert_line 'ovl-forge: is_sealed=1'
 }
+
+# Issue 19.4: open(O_WRONLY) gives EROFS for a read-only mount flag just
+# as for a read-only superblock, and an owner can clear the flag
+# (mount_setattr) or reconfigure an overlay with an upper layer "rw".
+# ovl-forge makes each and shows the owner writing; only the overlay
+# without an upper layer, read-only in itself, is a sealed clone.
+@test "--check: an overlay with an upper layer is no sealed clone, whatever its mount flags" {
+	requires root
+	local d kind
+	d="$(mktemp -d /run/cbtest-forge.XXXXXX)"
+	for kind in upper upper-ro lower; do
+		run "$BUILD_DIR/tests/helpers/ovl-forge" "$kind" "$d" -- "$SEALEXEC" --check '{}'
+		rm -rf "${d:?}"/*
+		echo "$kind: $output"
+		case "$kind" in # the owner's write, shown, not assumed
+		upper) assert_line 'ovl-forge: write after clearing the flag: opened' ;;
+		upper-ro) assert_line 'ovl-forge: superblock reconfigured rw: ok' ;;
+		esac
+		if [ "$kind" = lower ]; then
+			assert_success
+			assert_line 'ovl-forge: is_sealed=1'
+			assert_line --regexp '^/proc/self/fd/[0-9]+: sealed clone$'
+		else
+			assert_failure 1
+			assert_line 'ovl-forge: is_sealed=0'
+			assert_line --regexp '^/proc/self/fd/[0-9]+: not a sealed clone$'
+		fi
+	done
+	rmdir "$d"
+}

@@ -40,9 +40,11 @@
 #include <sys/mount.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/statvfs.h>
 #include <sys/vfs.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "cb-internal.h"
@@ -160,10 +162,15 @@ static int overlay_create(struct ovl_target *t, int empty, enum ovl_step *ret_st
 	return fd < 0 ? negative_errno() : fd;
 }
 
+#define EMPTY_DIR_PREFIX ".cloned_binary-ovl-"
+/* An empty directory of ours older than this is abandoned: a start holds
+ * one only from mkdir to the overlay's creation, well under a second. */
+#define EMPTY_DIR_STALE_SEC 60
+
 /* An unguessable name; no stdio (runs in the namespace child too). */
 static void empty_dir_name(char *buf, size_t size)
 {
-	static const char prefix[] = ".cloned_binary-ovl-";
+	static const char prefix[] = EMPTY_DIR_PREFIX;
 	static const char hex[] = "0123456789abcdef";
 	unsigned char rnd[8];
 	size_t len = sizeof(prefix) - 1;
@@ -179,8 +186,43 @@ static void empty_dir_name(char *buf, size_t size)
 	buf[len] = '\0';
 }
 
+/*
+ * Removes the abandoned empty directories in dfd that a killed start left
+ * (before 6.15): ours by name and owner, and old.  rmdir removes only an
+ * empty one, and never follows a symlink.  Raw getdents64 and no stdio:
+ * it runs in the namespace child too.
+ */
+static void sweep_stale_dirs(int dfd)
+{
+	_cleanup_close_ int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	char buf[4096] __attribute__((aligned(8)));
+	const size_t len = sizeof(EMPTY_DIR_PREFIX) - 1;
+	struct timespec now;
+	long n;
+
+	if (fd < 0 || clock_gettime(CLOCK_REALTIME, &now) < 0)
+		return;
+	while ((n = syscall(SYS_getdents64, fd, buf, sizeof(buf))) > 0)
+		for (long off = 0; off < n;) {
+			/* struct linux_dirent64: ino 8, off 8, reclen 2, type 1, name */
+			const char *name = buf + off + 19;
+			unsigned short reclen;
+			struct stat st;
+
+			memcpy(&reclen, buf + off + 16, sizeof(reclen));
+			off += reclen;
+			if (strncmp(name, EMPTY_DIR_PREFIX, len) != 0 ||
+			    fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+			    !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+			    now.tv_sec - st.st_mtime < EMPTY_DIR_STALE_SEC)
+				continue;
+			(void)unlinkat(dfd, name, AT_REMOVEDIR);
+		}
+}
+
 /* The overlay with a new empty directory in dir as its empty layer; the
- * directory is removed again whatever happens. */
+ * directory is removed again whatever happens, and abandoned ones of ours
+ * from killed starts before it. */
 static int overlay_in_dir(struct ovl_target *t, const char *dir, enum ovl_step *ret_step)
 {
 	_cleanup_close_ int dfd = -EBADF, empty = -EBADF;
@@ -191,6 +233,7 @@ static int overlay_in_dir(struct ovl_target *t, const char *dir, enum ovl_step *
 	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
 		return negative_errno();
+	sweep_stale_dirs(dfd);
 	empty_dir_name(name, sizeof(name));
 	if (mkdirat(dfd, name, 0700) < 0)
 		return negative_errno();

@@ -20,6 +20,7 @@ EXPECT_COMMON=(
 	features-o_tmpfile features-execveat features-memfd_noexec
 	features-fsopen
 	method-auto method-overlay method-overlay-user
+	method-overlay-sweep overlay-stale-dir-swept overlay-fresh-dir-kept
 	method-overlay-user-nouserns
 	method-memfd method-tmpfile fakekernel-nofsopen-method
 	fdleak-auto fdleak-tmpfile

@@ -48,7 +48,7 @@ deb_src() {
 }
 
 build=(gcc make cmake pkg-config libc6-dev libcap-dev libseccomp-dev
-	libyajl-dev util-linux)
+	libyajl-dev util-linux scdoc)
 demo=("${build[@]}" busybox-static golang-go
 	golang-github-opencontainers-runc-dev uidmap jq patch runc python3)
 # podman (tests/bats/podman.bats): conmon, and golang-github-containers-

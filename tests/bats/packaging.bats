@@ -92,3 +92,116 @@ installed_files() {
 	assert_line --partial '"path": "/opt/mt/bin/memfd-noexec"'
 	refute_output --partial /usr/
 }
+
+# The man pages against the programs.  An option is "--name" or, with its
+# short form, "--name/-x"; a list is one sorted line, space-separated.
+
+# c_tables DIR: one list per C file of DIR with a getopt_long() option
+# table: its long options, each with the short form its getopt string
+# gives the same value.  The truth of what the program accepts.
+c_tables() {
+	local f shorts
+	for f in "$1"/*.c; do
+		grep -q 'struct option' "$f" || continue
+		shorts=$(sed -n 's/.*getopt_long([^"]*"\([^"]*\)".*/\1/p' "$f" | tr -d '+:')
+		grep -oE "\\{\"[a-z][a-z0-9-]*\", *[a-z_]+, *NULL, *'.'" "$f" |
+			sed -E "s/^\\{\"([^\"]*)\".*'(.)'$/\\1 \\2/" |
+			while read -r name c; do
+				case "$shorts" in
+				*"$c"*) echo "--$name/-$c" ;;
+				*) echo "--$name" ;;
+				esac
+			done | LC_ALL=C sort | xargs
+	done
+}
+
+# man_section PAGE HEADING: the lines below the scdoc heading line HEADING
+# ("# OPTIONS", "## status") up to the next heading.
+man_section() {
+	awk -v h="$2" '$0 == h { on = 1; next } on && /^#/ { exit } on' "$1"
+}
+
+# man_options: the option list of the definition heads on stdin
+# ("*-x*, *--name* _ARG_", "*--name*=_ARG_").
+man_options() {
+	grep -E '^\*(-[a-zA-Z]\*, \*)?--[a-z][a-z0-9-]*\*(=?_[A-Z]+_| _[A-Z]+_)?$' |
+		sed -E 's/^\*(-([a-zA-Z])\*, \*)?(--[a-z][a-z0-9-]*)\*.*/\3 \2/' |
+		while read -r name c; do echo "$name${c:+/-$c}"; done | LC_ALL=C sort | xargs
+}
+
+# long_only LIST: LIST without the short forms.
+long_only() {
+	tr ' ' '\n' <<<"$1" | sed 's|/.*||' | LC_ALL=C sort -u | xargs
+}
+
+# help_options CMD...: the long options of CMD --help, and --help: those
+# of its usage lines (up to the first empty line) and the first of each
+# option line ("  -x, --name ...", "      --name ..."), not those that the
+# prose mentions.
+help_options() {
+	{
+		"$@" --help | awk '!/./ { exit } { print }' | grep -oE -- '--[a-z][a-z0-9-]*'
+		"$@" --help | grep -oE -- '^ +(-[a-zA-Z], )?--[a-z][a-z0-9-]*' | grep -oE -- '--.*'
+		echo --help
+	} | LC_ALL=C sort -u | xargs
+}
+
+# help_pairs CMD...: the "-x, --name" pairs of CMD --help, as "--name/-x".
+help_pairs() {
+	"$@" --help | grep -oE -- '-[a-zA-Z], --[a-z][a-z0-9-]*' |
+		sed -E 's/^(-.), (--.*)/\2\/\1/' | LC_ALL=C sort -u | xargs
+}
+
+# check_options WHAT MANLIST TABLES CMD...: MANLIST (the page's list for
+# WHAT) has the long options of CMD --help, no more and no fewer; it is one
+# of the C option tables TABLES (one per line), short forms included; and
+# every "-x, --name" of CMD --help is in it.
+check_options() {
+	local what="$1" man="$2" tables="$3" help pair
+	shift 3
+	help=$(help_options "$@")
+	[ "$(long_only "$man")" = "$help" ] ||
+		fail "$what: the man page has '$(long_only "$man")', --help has '$help'"
+	grep -qxF -- "$man" <<<"$tables" ||
+		fail "$what: the man page has '$man'; no option table in the sources is that (they are: $(paste -sd '|' <<<"$tables"))"
+	for pair in $(help_pairs "$@"); do
+		[[ " $man " == *" $pair "* ]] || fail "$what: --help has ${pair#*/}, ${pair%/*}; the man page has '$man'"
+	done
+}
+
+@test "sealexec(1) documents exactly the options of sealexec --help and of its option table" {
+	local page="$REPO_ROOT/man/sealexec.1.scd" man
+	man=$(man_section "$page" "# OPTIONS" | man_options)
+	[ -n "$man" ] || fail "no option in the OPTIONS section of $page"
+	check_options sealexec "$man" "$(c_tables "$REPO_ROOT/sealexec")" "$SEALEXEC"
+	local s
+	for s in SYNOPSIS DESCRIPTION OPTIONS "EXIT STATUS" ENVIRONMENT FILES EXAMPLES; do
+		grep -qxF "# $s" "$page" || fail "$page has no $s section"
+	done
+}
+
+@test "memfd-noexec(8) has one section per command, each with exactly its options" {
+	local page="$REPO_ROOT/man/memfd-noexec.8.scd" mn="$BUILD_DIR/memfd-noexec/memfd-noexec"
+	local tables verbs man_verbs verb man body
+	tables=$(c_tables "$REPO_ROOT/memfd-noexec")
+	# The commands: memfd-noexec --help's list, and the page's sections.
+	verbs=$("$mn" --help | awk '/^Commands:/ { on = 1; next } on && /^$/ { exit }
+		on && /^  [a-z]/ { print $1 }' | xargs)
+	man_verbs=$(awk '/^# COMMANDS$/ { on = 1; next }
+		on && /^# / { exit } on && /^## / { print $2 }' "$page" | xargs)
+	[ -n "$verbs" ] || fail "no command list in memfd-noexec --help"
+	[ "$verbs" = "$man_verbs" ] || fail "commands: --help has '$verbs', the man page '$man_verbs'"
+	for verb in $verbs; do
+		body=$(man_section "$page" "## $verb")
+		man=$(man_options <<<"$body")
+		[ -n "$man" ] || fail "$verb: no option in its section of $page"
+		check_options "memfd-noexec $verb" "$man" "$tables" "$mn" "$verb"
+		local s
+		for s in "Options:" "Exit status:" "Example"; do
+			grep -q "^$s" <<<"$body" || fail "$verb: its section of $page has no '$s'"
+		done
+	done
+	for s in SYNOPSIS DESCRIPTION COMMANDS "EXIT STATUS" ENVIRONMENT FILES EXAMPLES; do
+		grep -qxF "# $s" "$page" || fail "$page has no $s section"
+	done
+}

@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # Installs, idempotently, what building, the demo and the tests need, all
 # from Debian 12's archive.  Runs apt-get only when something is missing.
-#   contrib/install-deps.sh [build|demo|test]
+#   contrib/install-deps.sh [build|demo|deb|test]
+#       deb: what building the packages needs (debian/ and
+#       contrib/runc/build-deb.sh): the tools, and the Build-Depends of
+#       debian/control and of Debian's runc source (apt-get build-dep).
 #   contrib/install-deps.sh deb-src
 #       adds a deb-src entry for Debian 12 (bookworm) in
 #       /etc/apt/sources.list.d/memfd-toolkit-src.sources, once, so that
@@ -63,7 +66,11 @@ demo=("${build[@]}" busybox-static golang-go
 # and xfsprogs make the loop filesystems of tests/bench/copy-time.sh
 # (reflink), which tests/bats/bench.bats runs.  systemd for
 # `systemd-analyze verify` of contrib/systemd (never started).
-test=("${demo[@]}" bats bats-support bats-assert shellcheck cpio xz-utils qemu-system-x86 runc clang-format
+# The packages (contrib/build-deb.sh, contrib/runc/build-deb.sh): the
+# tools here (man-db: lintian's and packaging.bats's man page checks), the
+# rest from the Build-Depends (build_deps below).
+deb=("${build[@]}" dpkg-dev debhelper fakeroot quilt lintian man-db)
+test=("${demo[@]}" "${deb[@]}" bats bats-support bats-assert shellcheck cpio xz-utils qemu-system-x86 runc clang-format
 	libclang-rt-14-dev clang llvm python3 libfuse3-dev fuse3 podman conmon
 	golang-github-containers-common containernetworking-plugins
 	containerd docker.io curl crun python3-yaml btrfs-progs xfsprogs systemd)
@@ -75,9 +82,10 @@ deb-src)
 	;;
 build) pkgs=("${build[@]}") ;;
 demo) pkgs=("${demo[@]}") ;;
+deb) pkgs=("${deb[@]}") ;;
 test) pkgs=("${test[@]}") ;;
 *)
-	echo "install-deps: unknown set '$1'; allowed: build, demo, test, deb-src" >&2
+	echo "install-deps: unknown set '$1'; allowed: build, demo, deb, test, deb-src" >&2
 	exit 2
 	;;
 esac
@@ -87,13 +95,45 @@ for p in "${pkgs[@]}"; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' ||
 		missing+=("$p")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
 
-if [ "$(id -u)" -ne 0 ]; then
-	echo "install-deps: missing packages: ${missing[*]}; run as root or install them" >&2
-	exit 1
+if [ ${#missing[@]} -gt 0 ]; then
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "install-deps: missing packages: ${missing[*]}; run as root or install them" >&2
+		exit 1
+	fi
+	echo "install-deps: installing ${missing[*]}" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get update -qq
+	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
-echo "install-deps: installing ${missing[*]}" >&2
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -qq
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+
+# build_deps: the Build-Depends of this repository's debian/control and of
+# Debian's runc source package, installed by apt-get build-dep only when
+# dpkg-checkbuilddeps (ours) or apt's simulation (runc's) finds one missing.
+build_deps() {
+	local top
+	top=$(cd "$(dirname "$0")/.." && pwd)
+	export DEBIAN_FRONTEND=noninteractive
+	need_root() {
+		[ "$(id -u)" -eq 0 ] && return 0
+		echo "install-deps: missing the Build-Depends of $1; run as root or apt-get build-dep $1" >&2
+		exit 1
+	}
+	if ! (cd "$top" && dpkg-checkbuilddeps) >/dev/null 2>&1; then
+		need_root "$top"
+		echo "install-deps: installing the Build-Depends of $top/debian/control" >&2
+		apt-get build-dep -y -qq --no-install-recommends "$top" >/dev/null
+		(cd "$top" && dpkg-checkbuilddeps)
+	fi
+	deb_src
+	# (not grep -q on a pipe: under pipefail apt-get's SIGPIPE fails it)
+	if [ -n "$(apt-get build-dep -s runc 2>/dev/null | sed -n '/^Inst /p')" ]; then
+		need_root runc
+		echo "install-deps: installing the Build-Depends of Debian's runc" >&2
+		apt-get build-dep -y -qq --no-install-recommends runc >/dev/null
+	fi
+}
+case "${1:-test}" in
+deb | test) build_deps ;;
+esac
+exit 0

@@ -205,3 +205,85 @@ check_options() {
 		grep -qxF "# $s" "$page" || fail "$page has no $s section"
 	done
 }
+
+# The Debian package (debian/, contrib/build-deb.sh).
+
+@test "one version: CMakeLists.txt's project(VERSION) is debian/changelog's and --version's" {
+	requires cmd:dpkg-parsechangelog || return 1
+	local v d
+	v=$(sed -n 's/^project(memfd-toolkit VERSION \([^ )]*\).*/\1/p' "$REPO_ROOT/CMakeLists.txt")
+	[ -n "$v" ] || fail "no version in CMakeLists.txt's project()"
+	d=$(dpkg-parsechangelog -l "$REPO_ROOT/debian/changelog" -S Version)
+	[ "$d" = "$v" ] || [ "${d%-*}" = "$v" ] ||
+		fail "CMakeLists.txt says $v, debian/changelog's latest entry $d"
+	run "$BUILD_DIR/memfd-noexec/memfd-noexec" --version
+	assert_output "memfd-noexec $v"
+	run "$SEALEXEC" --version
+	assert_output "sealexec $v"
+}
+
+@test "apt-get build-dep ./ reads debian/control" {
+	requires cmd:apt-get || return 1
+	run env -C "$REPO_ROOT" apt-get build-dep -s ./
+	assert_success
+	refute_output --partial 'E:'
+}
+
+@test "contrib/build-deb.sh builds memfd-toolkit.deb: the set, units not enabled, lintian clean, nothing outside build/deb" {
+	requires cmd:dpkg-buildpackage cmd:dh cmd:lintian cmd:git || return 1
+	local v arch parent_before
+	v=$(sed -n 's/^project(memfd-toolkit VERSION \([^ )]*\).*/\1/p' "$REPO_ROOT/CMakeLists.txt")
+	arch=$(dpkg-architecture -qDEB_HOST_ARCH)
+	parent_before=$(ls -a "$REPO_ROOT/..")
+	run env DEB_BUILD_OPTIONS="parallel=2${DEB_BUILD_OPTIONS:+ $DEB_BUILD_OPTIONS}" \
+		"$REPO_ROOT/contrib/build-deb.sh"
+	assert_success
+	local deb="$REPO_ROOT/build/deb/memfd-toolkit_${v}_$arch.deb"
+	[ -f "$deb" ] || fail "no $deb"
+	# dpkg-buildpackage's leftovers: none in the clone's parent, no stage.
+	[ "$(ls -a "$REPO_ROOT/..")" = "$parent_before" ] ||
+		fail "the build wrote into $REPO_ROOT/..: $(diff <(echo "$parent_before") <(ls -a "$REPO_ROOT/.."))"
+	[ ! -e "$REPO_ROOT/build/deb/stage" ] || fail "build/deb/stage left behind"
+	# Exactly the set, in Debian's places.
+	dpkg-deb --fsys-tarfile "$deb" | tar -t | sed 's|^\./|/|' | grep -v '/$' | LC_ALL=C sort >"$T/got"
+	LC_ALL=C sort >"$T/want" <<-EOF_LIST
+		/lib/systemd/system/memfd-noexec.service
+		/lib/systemd/system/memfd-noexec.socket
+		/usr/bin/memfd-noexec
+		/usr/bin/sealexec
+		/usr/share/containers/oci/hooks.d/memfd-noexec.json
+		/usr/share/doc/memfd-toolkit/README.md.gz
+		/usr/share/doc/memfd-toolkit/changelog.gz
+		/usr/share/doc/memfd-toolkit/copyright
+		/usr/share/doc/memfd-toolkit/examples/50-memfd-noexec.conf
+		/usr/share/man/man1/sealexec.1.gz
+		/usr/share/man/man8/memfd-noexec.8.gz
+	EOF_LIST
+	diff -u "$T/want" "$T/got" || fail "the package's files differ (- expected, + packaged)"
+	run dpkg-deb -f "$deb" Package Version Depends
+	assert_line "Package: memfd-toolkit"
+	assert_line "Version: $v"
+	assert_line --partial "libyajl2"
+	# The unpacked programs run, and the unit and hook name /usr/bin's.
+	dpkg-deb -x "$deb" "$T/x"
+	run "$T/x/usr/bin/memfd-noexec" --version
+	assert_output "memfd-noexec $v"
+	run "$T/x/usr/bin/sealexec" --debug /bin/true
+	assert_success
+	grep -qx 'ExecStart=/usr/bin/memfd-noexec serve' "$T/x/lib/systemd/system/memfd-noexec.service"
+	jq -e '.hook.path == "/usr/bin/memfd-noexec"' "$T/x/usr/share/containers/oci/hooks.d/memfd-noexec.json"
+	# Installed, never enabled or started: the maintainer scripts start
+	# nothing, and enable a unit only where the administrator had
+	# (was-enabled: an upgrade keeps their choice).
+	dpkg-deb -e "$deb" "$T/ctl"
+	run cat "$T/ctl/postinst"
+	refute_output --partial 'deb-systemd-invoke'
+	refute_output --partial 'systemctl'
+	run awk '/was-enabled/ { guard = 1 } /deb-systemd-helper enable/ && !guard { print "unguarded: " $0 }
+		/^\t\tfi$/ { guard = 0 }' "$T/ctl/postinst"
+	assert_output ''
+	# lintian: no error (build-deb.sh's own check) and no warning either.
+	run lintian "$REPO_ROOT/build/deb/memfd-toolkit_${v}_$arch.changes"
+	assert_success
+	refute_output --regexp '^[EW]: '
+}

@@ -3,9 +3,9 @@
 # Installs, idempotently, what building, the demo and the tests need, all
 # from Debian 12's archive.  Runs apt-get only when something is missing.
 #   contrib/install-deps.sh [build|demo|deb|test]
-#       deb: what building the packages needs (debian/ and
-#       contrib/runc/build-deb.sh): the tools, and the Build-Depends of
-#       debian/control and of Debian's runc source (apt-get build-dep).
+#       deb: what building the package needs (debian/,
+#       contrib/build-deb.sh): the tools, and the Build-Depends of
+#       debian/control (apt-get build-dep).
 #   contrib/install-deps.sh deb-src
 #       adds a deb-src entry for Debian 12 (bookworm) in
 #       /etc/apt/sources.list.d/memfd-toolkit-src.sources, once, so that
@@ -66,7 +66,7 @@ demo=("${build[@]}" busybox-static golang-go
 # and xfsprogs make the loop filesystems of tests/bench/copy-time.sh
 # (reflink), which tests/bats/bench.bats runs.  systemd for
 # `systemd-analyze verify` of contrib/systemd (never started).
-# The packages (contrib/build-deb.sh, contrib/runc/build-deb.sh): the
+# The package (contrib/build-deb.sh): the
 # tools here (man-db: lintian's and packaging.bats's man page checks), the
 # rest from the Build-Depends (build_deps below).
 deb=("${build[@]}" dpkg-dev debhelper fakeroot quilt lintian man-db)
@@ -107,9 +107,9 @@ if [ ${#missing[@]} -gt 0 ]; then
 	apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
-# build_deps: the Build-Depends of this repository's debian/control and of
-# Debian's runc source package, installed by apt-get build-dep only when
-# dpkg-checkbuilddeps (ours) or apt's simulation (runc's) finds one missing.
+# build_deps: the Build-Depends of this repository's debian/control,
+# installed by apt-get build-dep only when dpkg-checkbuilddeps finds one
+# missing.
 build_deps() {
 	local top
 	top=$(cd "$(dirname "$0")/.." && pwd)
@@ -124,13 +124,6 @@ build_deps() {
 		echo "install-deps: installing the Build-Depends of $top/debian/control" >&2
 		apt-get build-dep -y -qq --no-install-recommends "$top" >/dev/null
 		(cd "$top" && dpkg-checkbuilddeps)
-	fi
-	deb_src
-	# (not grep -q on a pipe: under pipefail apt-get's SIGPIPE fails it)
-	if [ -n "$(apt-get build-dep -s runc 2>/dev/null | sed -n '/^Inst /p')" ]; then
-		need_root runc
-		echo "install-deps: installing the Build-Depends of Debian's runc" >&2
-		apt-get build-dep -y -qq --no-install-recommends runc >/dev/null
 	fi
 }
 case "${1:-test}" in

@@ -22,9 +22,31 @@ setup() {
 teardown() {
 	if [ -n "${T:-}" ] && [ -d "$T" ]; then
 		[ ! -x "$T/runc" ] || "$T/runc" --root "$T/state" delete -f pkg >/dev/null 2>&1 || true
+		[ ! -x "$T/deb/usr/sbin/runc" ] ||
+			"$T/deb/usr/sbin/runc" --root "$T/state" delete -f pkg >/dev/null 2>&1 || true
 		rm -rf "$T"
 	fi
 	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}"
+}
+
+# starts_at_annotation_2 RUNC: RUNC runs a busybox container with
+# annotation memfd_noexec=2 from its overlay clone; the container reads 2.
+starts_at_annotation_2() {
+	local runc="$1"
+	mkdir -p "$T/b/rootfs/bin" "$T/b/rootfs/proc" "$T/b/rootfs/dev" "$T/b/rootfs/sys"
+	cp /bin/busybox "$T/b/rootfs/bin/"
+	ln -sf busybox "$T/b/rootfs/bin/sh"
+	ln -sf busybox "$T/b/rootfs/bin/cat"
+	(cd "$T/b" && rm -f config.json && "$runc" spec)
+	jq '.root.readonly = true | .process.terminal = false |
+		.annotations.memfd_noexec = "2" |
+		.process.args = ["/bin/cat", "/proc/sys/vm/memfd_noexec"]' \
+		"$T/b/config.json" >"$T/b/c.json" && mv "$T/b/c.json" "$T/b/config.json"
+	run at_level --proc 0 "$runc" --debug --root "$T/state" run -b "$T/b" pkg
+	assert_success
+	assert_output --partial 'msg="cloned_binary: using overlay"'
+	assert_output --partial 'cloned_binary: running from sealed clone'
+	assert_line 2
 }
 
 # The recipe: the sh block between the markers, nothing added.
@@ -50,18 +72,40 @@ recipe() {
 		go build -tags "seccomp urfave_cli_no_docs" -o "$T/runc" .
 	assert_success
 	# It starts a container from the overlay and applies the annotation.
-	mkdir -p "$T/b/rootfs/bin" "$T/b/rootfs/proc" "$T/b/rootfs/dev" "$T/b/rootfs/sys"
-	cp /bin/busybox "$T/b/rootfs/bin/"
-	ln -s busybox "$T/b/rootfs/bin/sh"
-	ln -s busybox "$T/b/rootfs/bin/cat"
-	(cd "$T/b" && "$T/runc" spec)
-	jq '.root.readonly = true | .process.terminal = false |
-		.annotations.memfd_noexec = "2" |
-		.process.args = ["/bin/cat", "/proc/sys/vm/memfd_noexec"]' \
-		"$T/b/config.json" >"$T/b/c.json" && mv "$T/b/c.json" "$T/b/config.json"
-	run at_level --proc 0 "$T/runc" --debug --root "$T/state" run -b "$T/b" pkg
+	starts_at_annotation_2 "$T/runc"
+}
+
+@test "contrib/runc/build-deb.sh: Debian's runc rebuilt with a quilt series, above Debian's version, starting from the overlay" {
+	requires cmd:dpkg-buildpackage cmd:lintian cmd:quilt || return 1
+	local parent before after deb debian_version version
+	parent="$(dirname "$REPO_ROOT")"
+	before="$(ls -A "$parent")"
+	run "$REPO_ROOT/contrib/runc/build-deb.sh"
 	assert_success
-	assert_output --partial 'msg="cloned_binary: using overlay"'
-	assert_output --partial 'cloned_binary: running from sealed clone'
-	assert_line 2
+	deb="$(sed -n 's/^build-deb.sh: built //p' <<<"$output")"
+	[ -f "$deb" ] || fail "build-deb.sh named no .deb: $output"
+	after="$(ls -A "$parent")"
+	[ "$before" = "$after" ] || fail "build-deb.sh wrote beside the clone: $(diff <(echo "$before") <(echo "$after"))"
+	[ ! -e "$REPO_ROOT/build/deb/runc-src" ] || fail "the source tree was left in build/deb/runc-src"
+
+	# Debian's name, a version that sorts above Debian's, our Depends.
+	[ "$(dpkg-deb -f "$deb" Package)" = runc ]
+	version="$(dpkg-deb -f "$deb" Version)"
+	debian_version="$(apt-cache showsrc runc | sed -n 's/^Version: //p' | sort -V | tail -n1)"
+	[[ "$version" == "$debian_version+memfdtoolkit"* ]] || fail "version $version is not Debian's $debian_version with our suffix"
+	dpkg --compare-versions "$version" gt "$debian_version"
+	dpkg-deb -f "$deb" Depends | grep -q 'libyajl2'
+
+	# No lintian error (the warnings are Debian's own runc's too).
+	run lintian --allow-root --fail-on error "$deb"
+	assert_success
+	refute_line --regexp '^E: '
+
+	# Unpacked: --version names the loader, and it starts a container
+	# from its overlay at annotation 2.
+	dpkg-deb -x "$deb" "$T/deb"
+	run "$T/deb/usr/sbin/runc" --version
+	assert_success
+	assert_line "commit: $version, loader: sealed W^X (memfd-toolkit $(sed -n 's/^project(memfd-toolkit VERSION \([^ )]*\).*/\1/p' "$REPO_ROOT/CMakeLists.txt"))"
+	starts_at_annotation_2 "$T/deb/usr/sbin/runc"
 }

@@ -36,10 +36,10 @@ installed_files() {
 	LC_ALL=C sort >"$T/want" <<-EOF_LIST
 		/usr/bin/memfd-noexec
 		/usr/bin/sealexec
-		/usr/include/cloned_binary.h
-		/usr/include/errors.h
-		/usr/include/kernel-features.h
-		/usr/include/macro.h
+		/usr/include/memfd-toolkit/cloned_binary.h
+		/usr/include/memfd-toolkit/errors.h
+		/usr/include/memfd-toolkit/kernel-features.h
+		/usr/include/memfd-toolkit/macro.h
 		/usr/$libdir/libcloned_binary.a
 		/usr/$libdir/libmtcommon.a
 		/usr/lib/systemd/system/memfd-noexec.service

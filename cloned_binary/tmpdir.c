@@ -97,8 +97,12 @@ static int dir_check_mount(int dfd, char *why)
 	struct statvfs sv;
 	int flags = 0;
 
-	if (fstatvfs(dfd, &sv) < 0)
-		return negative_errno();
+	if (fstatvfs(dfd, &sv) < 0) {
+		int r = negative_errno();
+
+		(void)snprintf(why, REASON_MAX, "cannot read its mount flags: %s", strerror(-r));
+		return r;
+	}
 	if (sv.f_flag & (ST_NOEXEC | ST_RDONLY)) {
 		(void)snprintf(why, REASON_MAX, "mounted %s",
 			       sv.f_flag & ST_NOEXEC ? "noexec" : "read-only");
@@ -133,8 +137,11 @@ static int dir_open_checked(const char *dir, char *why)
 		(void)snprintf(why, REASON_MAX, "cannot open it: %s", strerror(-r));
 		return r;
 	}
-	if (fstat(dfd, &st) < 0)
-		return negative_errno();
+	if (fstat(dfd, &st) < 0) {
+		r = negative_errno();
+		(void)snprintf(why, REASON_MAX, "cannot stat it: %s", strerror(-r));
+		return r;
+	}
 	r = dir_check_owner(&st, why);
 	if (r < 0)
 		return r;
@@ -236,8 +243,12 @@ static int file_check_fs(int fd, char *why)
 	struct statfs sfs;
 	char buf[32];
 
-	if (fstatfs(fd, &sfs) < 0)
-		return negative_errno();
+	if (fstatfs(fd, &sfs) < 0) {
+		int r = negative_errno();
+
+		(void)snprintf(why, REASON_MAX, "cannot read the new file's filesystem: %s", strerror(-r));
+		return r;
+	}
 	if (cb_fs_is_trusted((unsigned long)sfs.f_type))
 		return 0;
 	(void)snprintf(

@@ -246,7 +246,8 @@ static int file_check_fs(int fd, char *why)
 	if (fstatfs(fd, &sfs) < 0) {
 		int r = negative_errno();
 
-		(void)snprintf(why, REASON_MAX, "cannot read the new file's filesystem: %s", strerror(-r));
+		(void)snprintf(why, REASON_MAX, "cannot read the new file's filesystem: %s",
+			       strerror(-r));
 		return r;
 	}
 	if (cb_fs_is_trusted((unsigned long)sfs.f_type))

@@ -139,8 +139,8 @@ static int open_program(const char *prog)
 		/* As execve() would: a copy must not run what the original
 		 * may not (the overlay method keeps its mode anyway). */
 		if (faccessat(AT_FDCWD, prog, X_OK, AT_EACCESS) < 0 && errno != EACCES)
-			cli_die(EXIT_CANNOT_EXEC, "Failed to check that program %s is executable: %m",
-				prog);
+			cli_die(EXIT_CANNOT_EXEC,
+				"Failed to check that program %s is executable: %m", prog);
 		if (faccessat(AT_FDCWD, prog, X_OK, AT_EACCESS) < 0)
 			cli_die(EXIT_CANNOT_EXEC,
 				"Refusing program %s: it is not executable (%m); chmod +x it, or run it with its interpreter",

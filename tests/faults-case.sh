@@ -139,7 +139,7 @@ run_case() {
 	# fork: $! leads the new session.
 	setsid -- "${cmd[@]}" </dev/null >"$tmp/out" 2>"$tmp/err" &
 	pid=$!
-	for _ in $(seq 500); do
+	for _ in $(seq "${FAULTS_POLLS:-300}"); do
 		pause=$(find_pause "$pid" | head -1)
 		[ -n "$pause" ] && { ran=yes; break; }
 		kill -0 "$pid" 2>/dev/null || { ran=no; break; }
@@ -148,6 +148,7 @@ run_case() {
 	# (a last look: it may have reached ppoll as we checked it had exited)
 	[ "$ran" = no ] && pause=$(find_pause "$pid" | head -1) && [ -n "$pause" ] && ran=yes
 	echo "ran=$ran"
+	[ -z "${FAULTS_DEBUG:-}" ] || for p in $(pgrep -s "$pid"); do echo "debug: $p $(cut -d" " -f1 /proc/$p/syscall) $(readlink /proc/$p/exe) $(ls /proc/$p/fd | tr "\n" " ")"; done
 	if [ "$ran" = yes ]; then
 		python3 "$here/faults-inspect.py" "$pause" || echo "inspect=failed"
 		[ "${FAULTS_LEVEL:-}" = 1 ] &&

@@ -138,13 +138,14 @@ static int open_program(const char *prog)
 				"Failed to open program %s: %m", prog);
 		/* As execve() would: a copy must not run what the original
 		 * may not (the overlay method keeps its mode anyway). */
-		if (faccessat(AT_FDCWD, prog, X_OK, AT_EACCESS) < 0 && errno != EACCES)
-			cli_die(EXIT_CANNOT_EXEC,
-				"Failed to check that program %s is executable: %m", prog);
-		if (faccessat(AT_FDCWD, prog, X_OK, AT_EACCESS) < 0)
+		if (faccessat(AT_FDCWD, prog, X_OK, AT_EACCESS) < 0) {
+			if (errno != EACCES)
+				cli_die(EXIT_CANNOT_EXEC,
+					"Failed to check that program %s is executable: %m", prog);
 			cli_die(EXIT_CANNOT_EXEC,
 				"Refusing program %s: it is not executable (%m); chmod +x it, or run it with its interpreter",
 				prog);
+		}
 	} else {
 		fd = open_in_path(prog, path);
 		if (fd < 0)

@@ -2,7 +2,10 @@
 # SPDX-License-Identifier: Apache-2.0
 # Installs, idempotently, what building, the demo and the tests need, all
 # from Debian 12's archive.  Runs apt-get only when something is missing.
-#   contrib/install-deps.sh [build|demo|deb|test]
+#   contrib/install-deps.sh [build|demo|deb|crun-build|test]
+#       crun-build: what contrib/crun/build.sh needs to rebuild Debian's
+#       crun 1.8.1 (autotools, gperf and libsystemd-dev, as its
+#       Build-Depends; the source itself comes through deb-src).
 #       deb: what building the package needs (debian/,
 #       contrib/build-deb.sh): the tools, and the Build-Depends of
 #       debian/control (apt-get build-dep).
@@ -70,7 +73,8 @@ demo=("${build[@]}" busybox-static golang-go
 # tools here (man-db: lintian's and packaging.bats's man page checks), the
 # rest from the Build-Depends (build_deps below).
 deb=("${build[@]}" dpkg-dev debhelper fakeroot quilt lintian man-db)
-test=("${demo[@]}" "${deb[@]}" bats bats-support bats-assert shellcheck cpio xz-utils qemu-system-x86 runc clang-format
+crun_build=("${build[@]}" dpkg-dev autoconf automake libtool gperf libsystemd-dev python3 patch)
+test=("${demo[@]}" "${deb[@]}" "${crun_build[@]}" bats bats-support bats-assert shellcheck cpio xz-utils qemu-system-x86 runc clang-format
 	libclang-rt-14-dev clang llvm python3 libfuse3-dev fuse3 podman conmon
 	golang-github-containers-common containernetworking-plugins
 	containerd docker.io curl crun python3-yaml btrfs-progs xfsprogs systemd)
@@ -83,9 +87,10 @@ deb-src)
 build) pkgs=("${build[@]}") ;;
 demo) pkgs=("${demo[@]}") ;;
 deb) pkgs=("${deb[@]}") ;;
+crun-build) pkgs=("${crun_build[@]}") ;;
 test) pkgs=("${test[@]}") ;;
 *)
-	echo "install-deps: unknown set '$1'; allowed: build, demo, deb, test, deb-src" >&2
+	echo "install-deps: unknown set '$1'; allowed: build, demo, deb, crun-build, test, deb-src" >&2
 	exit 2
 	;;
 esac

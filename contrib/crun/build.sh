@@ -1,0 +1,137 @@
+#!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
+#
+# Builds crun 1.8.1 from Debian 12's source package with memfd-toolkit's
+# sealed W^X loader in place of crun's src/libcrun/cloned_binary.c, and
+# memfd-toolkit's vm.memfd_noexec policy applied in the container's PID
+# namespace.  Output: build/crun (repo root).
+#
+#   OUT        output binary (default: <repo>/build/crun)
+#   CRUN_SRC   an unpacked crun 1.8.1 source tree to use instead of
+#              Debian's (it is copied, never changed)
+#
+# Steps: fetch Debian's crun source (apt-get source, through the deb-src
+# entry that contrib/install-deps.sh deb-src adds) into build/crun-dl/
+# (kept, so a rebuild downloads nothing); unpack it into build/crun-src/
+# (wiped every run); build the toolkit's libraries (cloned_binary, nsexec,
+# policy, mtcommon) with CMake into build/crun-toolkit/; delete crun's
+# cloned_binary.c, put contrib/crun/crun_loader_shim.c and
+# crun_memfd_toolkit.h in src/libcrun/ and the libraries' headers in
+# src/libcrun/memfd-toolkit/; apply contrib/crun/patches/*.patch in order
+# (any patch that does not apply exactly is fatal); autoreconf (patch 0001
+# changes Makefile.am), configure with Debian's build flags and make crun.
+set -euo pipefail
+
+die() {
+	echo "build.sh: $*" >&2
+	exit 1
+}
+
+HERE=$(cd "$(dirname "$0")" && pwd)
+TOP=$(cd "$HERE/../.." && pwd)
+OUT=${OUT:-$TOP/build/crun}
+DL=$TOP/build/crun-dl
+DEST=$TOP/build/crun-src
+TK=$TOP/build/crun-toolkit
+WANT=1.8.1
+
+"$TOP/contrib/install-deps.sh" crun-build || die "cannot install what the build needs"
+
+if [ -z "${CRUN_SRC:-}" ]; then
+	"$TOP/contrib/install-deps.sh" deb-src || die "cannot add the deb-src entry apt-get source needs"
+	mkdir -p "$DL"
+	# apt-get source reuses the files already in $DL when they check out.
+	(cd "$DL" && apt-get source --download-only -qq crun) >/dev/null 2>"$DL/apt.log" ||
+		die "apt-get source crun failed: $(tail -3 "$DL/apt.log")"
+	dsc=$(find "$DL" -maxdepth 1 -name "crun_${WANT}-*.dsc" | sort -V | tail -1)
+	[ -n "$dsc" ] || die "Debian's crun source in $DL is not crun $WANT: $(cd "$DL" && ls ./*.dsc 2>/dev/null); the patches are for $WANT"
+	rm -rf "$DEST"
+	dpkg-source --no-check -x "$dsc" "$DEST" >/dev/null || die "cannot unpack $dsc"
+	CRUN_DESC="Debian $(basename "$dsc" .dsc | sed 's/^crun_//')"
+else
+	[ -f "$CRUN_SRC/src/libcrun/cloned_binary.c" ] && [ -f "$CRUN_SRC/configure.ac" ] ||
+		die "CRUN_SRC=$CRUN_SRC does not look like a crun source tree"
+	rm -rf "$DEST"
+	cp -a "$CRUN_SRC" "$DEST"
+	CRUN_DESC="$CRUN_SRC"
+fi
+# (crun's configure.ac reads its version from .tarball-version.)
+[ "$(cat "$DEST/.tarball-version" 2>/dev/null)" = "$WANT" ] ||
+	die "$CRUN_DESC is not crun $WANT (.tarball-version); the patches are for $WANT"
+
+# The toolkit's version, for `crun --version`.
+LOADER_VERSION=$(sed -n 's/^project(memfd-toolkit VERSION \([^ )]*\).*/\1/p' "$TOP/CMakeLists.txt")
+[ -n "$LOADER_VERSION" ] || die "cannot read the version from $TOP/CMakeLists.txt"
+if desc=$(git -C "$TOP" describe --always --dirty 2>/dev/null); then
+	LOADER_VERSION="$LOADER_VERSION ($desc)"
+fi
+echo "build.sh: crun $WANT from $CRUN_DESC, loader memfd-toolkit $LOADER_VERSION"
+
+# The libraries, built on their own (no tests, no programs), position-
+# independent as the project always builds them.
+cmake -S "$TOP" -B "$TK" -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null ||
+	die "cmake could not configure $TK"
+cmake --build "$TK" -j"$(nproc)" --target cloned_binary nsexec policy mtcommon >/dev/null ||
+	die "cmake could not build the libraries in $TK"
+libs=
+for l in cloned_binary/libcloned_binary.a nsexec/libnsexec.a policy/libpolicy.a common/libmtcommon.a; do
+	[ -f "$TK/$l" ] || die "no $TK/$l after the build"
+	libs="$libs $TK/$l"
+done
+
+# Replace crun's loader (crun_loader_shim.c defines ensure_cloned_binary()).
+# Our headers go into a folder of their own, so that no name of ours meets
+# one of crun's; they include each other by bare name, which resolves in
+# their own folder.  Never overwrite a file of crun's.
+LIBCRUN=$DEST/src/libcrun
+rm -f "$LIBCRUN/cloned_binary.c"
+for f in "$HERE/crun_loader_shim.c" "$HERE/crun_memfd_toolkit.h"; do
+	[ ! -e "$LIBCRUN/$(basename "$f")" ] || die "$CRUN_DESC already has src/libcrun/$(basename "$f")"
+	cp "$f" "$LIBCRUN/"
+done
+[ ! -e "$LIBCRUN/memfd-toolkit" ] || die "$CRUN_DESC already has src/libcrun/memfd-toolkit"
+mkdir "$LIBCRUN/memfd-toolkit"
+cp "$TOP"/{cloned_binary,common,nsexec,policy}/*.h "$LIBCRUN/memfd-toolkit/"
+# printf %q is not C; the version holds no quote or backslash (checked).
+case "$LOADER_VERSION" in *[\"\\]*) die "the version '$LOADER_VERSION' has a quote or a backslash" ;; esac
+printf '/* Written by contrib/crun/build.sh. */\n#define CRUN_MEMFD_TOOLKIT_VERSION "%s"\n' \
+	"$LOADER_VERSION" >"$LIBCRUN/memfd-toolkit/version.h"
+
+for p in "$HERE"/patches/*.patch; do
+	[ -e "$p" ] || die "no patches in $HERE/patches"
+	echo "build.sh: applying $(basename "$p")"
+	patch -d "$DEST" -p1 --forward --fuzz=0 --no-backup-if-mismatch -s <"$p" ||
+		die "$(basename "$p") does not apply to $CRUN_DESC"
+done
+left=$(find "$DEST" \( -name '*.rej' -o -name '*.orig' \) -print)
+[ -z "$left" ] || die "leftover .rej/.orig files in $DEST: $left"
+if grep -q 'src/libcrun/cloned_binary\.c' "$DEST/Makefile.am"; then
+	die "Makefile.am still builds crun's cloned_binary.c"
+fi
+
+cd "$DEST"
+log=$TOP/build/crun-build.log
+# Debian's own flags (hardening=+all, as debian/rules asks), so that the
+# benchmarks compare loaders, not builds.
+export DEB_BUILD_MAINT_OPTIONS=hardening=+all
+CFLAGS=$(dpkg-buildflags --get CFLAGS)
+CPPFLAGS=$(dpkg-buildflags --get CPPFLAGS)
+LDFLAGS=$(dpkg-buildflags --get LDFLAGS)
+export CFLAGS CPPFLAGS LDFLAGS
+{
+	autoreconf -fi &&
+		./configure --prefix=/usr --disable-shared --enable-static &&
+		make -j"$(nproc)" .version git-version.h &&
+		make -j"$(nproc)" MEMFD_TOOLKIT_LIBS="$libs" crun
+} >"$log" 2>&1 || {
+	tail -30 "$log" >&2
+	die "the crun build failed (log: $log)"
+}
+
+mkdir -p "$(dirname "$OUT")"
+cp "$DEST/crun" "$OUT.tmp"
+mv -f "$OUT.tmp" "$OUT"
+version=$("$OUT" --version) || die "$OUT --version failed: $version"
+grep -qF "loader: sealed W^X (memfd-toolkit $LOADER_VERSION)" <<<"$version" ||
+	die "$OUT --version does not name the loader: $version"
+echo "build.sh: built $OUT"

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * crun_loader_shim: connects crun 1.8 to memfd-toolkit: its constructor to
+ * the sealed W^X loader, its config loading to the policy parser, its
+ * parent to nsexec_apply_memfd_noexec() and the container's process to
+ * the level's seccomp rules.  Everything crun-specific that calls the
+ * toolkit lives here; the patches in contrib/crun/patches/ only call it.
+ * The functions are described in crun_memfd_toolkit.h.
+ *
+ * contrib/crun/build.sh deletes crun's src/libcrun/cloned_binary.c (its
+ * memfd copy, made without MFD_EXEC, cannot execute once vm.memfd_noexec
+ * is 1 or 2, and its read-only bind mount needs a mount namespace of its
+ * own) and builds this file in its place.
+ *
+ * CRUN_MEMFD_TOOLKIT_DEBUG=1 prints the loader's markers
+ * ("cloned_binary: using overlay") and the level applied on stderr.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memfd-toolkit/cloned_binary.h"
+#include "memfd-toolkit/errors.h"
+#include "memfd-toolkit/nsexec.h"
+#include "memfd-toolkit/policy.h"
+#include "memfd-toolkit/seccomp_rules.h"
+
+#include "crun_memfd_toolkit.h"
+#include "memfd-toolkit/version.h"
+
+#define DEBUG_ENV "CRUN_MEMFD_TOOLKIT_DEBUG"
+#define PREFIX "memfd-toolkit: "
+
+#ifndef CRUN_MEMFD_TOOLKIT_VERSION
+#error "build.sh writes CRUN_MEMFD_TOOLKIT_VERSION into memfd-toolkit/version.h"
+#endif
+
+static bool debug_on(void)
+{
+	const char *v = getenv(DEBUG_ENV);
+
+	return v && strcmp(v, "1") == 0;
+}
+
+/* crun's error from ours; err_in is freed. */
+static int to_crun_error(libcrun_error_t *err, int r, struct mt_error **err_in)
+{
+	int ret = crun_make_error(err, -r, "%s", mt_error_message(*err_in));
+
+	mt_error_free(err_in);
+	return ret;
+}
+
+int ensure_cloned_binary(void)
+{
+	struct cloned_binary_options opts = {
+		.request = CLONED_BINARY_REQUEST_AUTO,
+		.debug = debug_on(),
+	};
+	struct mt_error *err = NULL;
+	int r;
+
+	r = cloned_binary_ensure(&opts, &err);
+	if (r < 0) {
+		fprintf(stderr, "crun: " CLONED_BINARY_LOG_PREFIX "%s\n", mt_error_message(err));
+		mt_error_free(&err);
+		errno = -r;
+		return -1;
+	}
+	return 0;
+}
+
+const char *crun_memfd_toolkit_loader(void)
+{
+	return "loader: sealed W^X (memfd-toolkit " CRUN_MEMFD_TOOLKIT_VERSION ")";
+}
+
+int crun_memfd_noexec_load(libcrun_container_t *container, const char *json, size_t len,
+			   const char *source, libcrun_error_t *err)
+{
+	struct policy_request req;
+	struct mt_error *e = NULL;
+	int r;
+
+	container->memfd_noexec = CRUN_MEMFD_NOEXEC_NONE;
+	container->memfd_noexec_sys_admin = false;
+	r = policy_parse_config(json, len, &req, &e);
+	if (r < 0) {
+		r = crun_make_error(err, -r, "%s: %s", source, mt_error_message(e));
+		mt_error_free(&e);
+		return r;
+	}
+	container->memfd_noexec = req.level;
+	container->memfd_noexec_sys_admin = req.keeps_sys_admin;
+	return 0;
+}
+
+/* The container's pid namespace entry: created (no path) or joined. */
+static enum nsexec_origin pidns_origin(libcrun_container_t *container)
+{
+	runtime_spec_schema_config_schema *def = container->container_def;
+
+	for (size_t i = 0; def->linux && i < def->linux->namespaces_len; i++) {
+		const char *type = def->linux->namespaces[i]->type;
+		const char *path = def->linux->namespaces[i]->path;
+
+		if (type && strcmp(type, "pid") == 0)
+			return path && path[0] ? NSEXEC_ORIGIN_JOINED : NSEXEC_ORIGIN_CREATED;
+	}
+	/* No pid namespace: the container runs in crun's own, never changed. */
+	return NSEXEC_ORIGIN_JOINED;
+}
+
+int crun_memfd_noexec_apply(libcrun_container_t *container, pid_t pid, libcrun_error_t *err)
+{
+	struct nsexec_request req = {
+		.level = container->memfd_noexec,
+		.origin = pidns_origin(container),
+		.keeps_sys_admin = container->memfd_noexec_sys_admin,
+	};
+	struct nsexec_result res;
+	struct mt_error *e = NULL;
+	int r;
+
+	if (container->memfd_noexec == CRUN_MEMFD_NOEXEC_NONE)
+		return 0;
+	r = nsexec_apply_memfd_noexec(pid, &req, &res, &e);
+	if (r < 0)
+		return to_crun_error(err, r, &e);
+	if (res.joined || res.kept)
+		libcrun_warning("vm.memfd_noexec: %s %d (asked for %d)",
+				res.joined ? "joined a namespace already at"
+					   : "kept stricter inherited",
+				res.after, req.level);
+	else if (debug_on())
+		fprintf(stderr, PREFIX "vm.memfd_noexec: %s %d (was %d)\n",
+			res.written ? "set" : "already", res.after, res.before);
+	return 0;
+}
+
+int crun_memfd_noexec_seccomp(libcrun_container_t *container, libcrun_error_t *err)
+{
+	struct mt_error *e = NULL;
+	int r;
+
+	if (container->memfd_noexec == CRUN_MEMFD_NOEXEC_NONE ||
+	    !policy_level_denies_hugetlb_memfd(container->memfd_noexec))
+		return 0;
+	r = policy_seccomp_deny_hugetlb_memfd(&e);
+	if (r < 0)
+		return to_crun_error(err, r, &e);
+	if (debug_on())
+		fprintf(stderr,
+			PREFIX "vm.memfd_noexec=%d: memfd_create(MFD_HUGETLB) refused (seccomp)\n",
+			container->memfd_noexec);
+	return 0;
+}
+
+int crun_memfd_noexec_refuse_restore(libcrun_container_t *container, libcrun_error_t *err)
+{
+	if (container->memfd_noexec == CRUN_MEMFD_NOEXEC_NONE)
+		return 0;
+	return crun_make_error(
+		err, EOPNOTSUPP,
+		"refusing to restore: the container asks for vm.memfd_noexec=%d, which crun sets only when it creates a container; remove annotations[\"%s\"] and linux.sysctl[\"%s\"] to restore it",
+		container->memfd_noexec, POLICY_ANNOTATION, POLICY_SYSCTL);
+}
+
+bool crun_memfd_noexec_is_sysctl(const char *key)
+{
+	return strcmp(key, POLICY_SYSCTL) == 0 || strcmp(key, POLICY_SYSCTL_SLASH) == 0;
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * crun_memfd_toolkit.h: what crun's patched sources call in
+ * crun_loader_shim.c, the one place where crun meets memfd-toolkit.
+ * contrib/crun/build.sh copies it and the shim into src/libcrun/ and links
+ * crun against the toolkit's static libraries (cloned_binary, nsexec,
+ * policy, mtcommon).  Every function here takes crun's own types and
+ * reports through crun's libcrun_error_t, so that the patches stay one
+ * call each.
+ */
+#ifndef CRUN_MEMFD_TOOLKIT_H
+#define CRUN_MEMFD_TOOLKIT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "container.h"
+#include "error.h"
+
+/* The value of libcrun_container_t.memfd_noexec when nothing is asked. */
+#define CRUN_MEMFD_NOEXEC_NONE (-1)
+
+/*
+ * For crun's constructor (linux.c) and main (crun.c): run from a sealed
+ * clone of crun, or re-execute from one.  Returns 0 when running from one;
+ * otherwise only returns on failure, with -1 after printing the reason.
+ */
+int ensure_cloned_binary(void);
+
+/* For `crun --version`: the loader line, e.g. "loader: sealed W^X (...)". */
+const char *crun_memfd_toolkit_loader(void);
+
+/*
+ * For libcrun_container_load_from_{file,memory}(), before crun's own
+ * parser sees the same bytes: reads the request (the annotation
+ * "memfd_noexec", or linux.sysctl "vm.memfd_noexec") with memfd-toolkit's
+ * parser into container->memfd_noexec and ->memfd_noexec_sys_admin.  A
+ * bad value is refused here, quoting it, before anything exists.  source
+ * names the input in the message (the path, or "config").
+ */
+int crun_memfd_noexec_load(libcrun_container_t *container, const char *json, size_t len,
+			   const char *source, libcrun_error_t *err);
+
+/*
+ * For crun's parent, as soon as pid is the container's init in its final
+ * namespaces and before any of the container's code runs: applies the
+ * request to pid's PID namespace with nsexec_apply_memfd_noexec(), the
+ * rules runc and the hook follow.  Returns 0, or a crun error; the caller
+ * must then kill the container (crun does, through pid_to_clean).
+ */
+int crun_memfd_noexec_apply(libcrun_container_t *container, pid_t pid, libcrun_error_t *err);
+
+/*
+ * For the container's init and for crun exec, before crun's own seccomp
+ * filter and while the process keeps its capabilities: the seccomp rules
+ * of the level (memfd_create(MFD_HUGETLB) refused at 2).  Returns 0 or a
+ * crun error.
+ */
+int crun_memfd_noexec_seccomp(libcrun_container_t *container, libcrun_error_t *err);
+
+/* For restore: a request refuses it (CRIU recreates the processes). */
+int crun_memfd_noexec_refuse_restore(libcrun_container_t *container, libcrun_error_t *err);
+
+/*
+ * For libcrun_set_sysctl(): whether key (crun's '.' or '/' spelling) is
+ * the request, which crun_memfd_noexec_apply() applied already, so that
+ * crun neither refuses it as "not namespaced" nor writes it itself.
+ */
+bool crun_memfd_noexec_is_sysctl(const char *key);
+
+#endif

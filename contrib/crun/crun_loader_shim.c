@@ -78,7 +78,7 @@ const char *crun_memfd_toolkit_loader(void)
 }
 
 int crun_memfd_noexec_load(libcrun_container_t *container, const char *json, size_t len,
-			   const char *source, libcrun_error_t *err)
+			   libcrun_error_t *err)
 {
 	struct policy_request req;
 	struct mt_error *e = NULL;
@@ -87,11 +87,8 @@ int crun_memfd_noexec_load(libcrun_container_t *container, const char *json, siz
 	container->memfd_noexec = CRUN_MEMFD_NOEXEC_NONE;
 	container->memfd_noexec_sys_admin = false;
 	r = policy_parse_config(json, len, &req, &e);
-	if (r < 0) {
-		r = crun_make_error(err, -r, "%s: %s", source, mt_error_message(e));
-		mt_error_free(&e);
-		return r;
-	}
+	if (r < 0)
+		return to_crun_error(err, r, &e);
 	container->memfd_noexec = req.level;
 	container->memfd_noexec_sys_admin = req.keeps_sys_admin;
 	return 0;
@@ -129,11 +126,11 @@ int crun_memfd_noexec_apply(libcrun_container_t *container, pid_t pid, libcrun_e
 	r = nsexec_apply_memfd_noexec(pid, &req, &res, &e);
 	if (r < 0)
 		return to_crun_error(err, r, &e);
+	/* Always shown, as runc shows it (crun's warnings need --debug). */
 	if (res.joined || res.kept)
-		libcrun_warning("vm.memfd_noexec: %s %d (asked for %d)",
-				res.joined ? "joined a namespace already at"
-					   : "kept stricter inherited",
-				res.after, req.level);
+		fprintf(stderr, PREFIX "vm.memfd_noexec: %s %d (asked for %d)\n",
+			res.joined ? "joined a namespace already at" : "kept stricter inherited",
+			res.after, req.level);
 	else if (debug_on())
 		fprintf(stderr, PREFIX "vm.memfd_noexec: %s %d (was %d)\n",
 			res.written ? "set" : "already", res.after, res.before);

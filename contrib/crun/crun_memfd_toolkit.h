@@ -36,11 +36,11 @@ const char *crun_memfd_toolkit_loader(void);
  * parser sees the same bytes: reads the request (the annotation
  * "memfd_noexec", or linux.sysctl "vm.memfd_noexec") with memfd-toolkit's
  * parser into container->memfd_noexec and ->memfd_noexec_sys_admin.  A
- * bad value is refused here, quoting it, before anything exists.  source
- * names the input in the message (the path, or "config").
+ * bad value is refused here, quoting it and naming the field, before
+ * anything exists.
  */
 int crun_memfd_noexec_load(libcrun_container_t *container, const char *json, size_t len,
-			   const char *source, libcrun_error_t *err);
+			   libcrun_error_t *err);
 
 /*
  * For crun's parent, as soon as pid is the container's init in its final

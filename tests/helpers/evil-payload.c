@@ -12,36 +12,14 @@
  */
 #define _GNU_SOURCE
 #include <asm/unistd.h>
+
+#include "nolibc-syscall.h"
 #include <fcntl.h>
 
 #if defined(__x86_64__)
 __asm__(".text\n.global _start\n_start:\n	xor %rbp, %rbp\n	mov %rsp, %rdi\n	and $-16, %rsp\n	call payload_main\n	hlt\n");
-
-static long sys4(long nr, long a, long b, long c, long d)
-{
-	register long r10 __asm__("r10") = d;
-	long ret;
-
-	__asm__ volatile("syscall"
-			 : "=a"(ret)
-			 : "a"(nr), "D"(a), "S"(b), "d"(c), "r"(r10)
-			 : "rcx", "r11", "memory");
-	return ret;
-}
 #elif defined(__aarch64__)
 __asm__(".text\n.global _start\n_start:\n	mov x0, sp\n	bl payload_main\n	brk #0\n");
-
-static long sys4(long nr, long a, long b, long c, long d)
-{
-	register long x8 __asm__("x8") = nr;
-	register long x0 __asm__("x0") = a;
-	register long x1 __asm__("x1") = b;
-	register long x2 __asm__("x2") = c;
-	register long x3 __asm__("x3") = d;
-
-	__asm__ volatile("svc #0" : "+r"(x0) : "r"(x8), "r"(x1), "r"(x2), "r"(x3) : "memory");
-	return x0;
-}
 #else
 #error "evil-payload: add _start and a syscall stub for this architecture"
 #endif

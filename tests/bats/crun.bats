@@ -4,81 +4,41 @@
 # from its own binary on sealexec's detached read-only overlay, so that it
 # skips the memfd copy that cannot execute at vm.memfd_noexec 1 and 2.
 #
-# Every crun runs inside `crun_ns N` (at_level --proc: a child PID namespace
-# that root set to N, with its own mount namespace and /proc), never in the
-# initial namespace; crun refuses this machine's hybrid cgroup layout
-# ("cgroups in hybrid mode not supported"), so crun_ns also unmounts the
-# cgroup2 hierarchy at /sys/fs/cgroup/unified there, and crun uses cgroup v1.
-# The containers run a static memfdprobe in a busybox rootfs.  Each test
-# checks that nothing is left (state, cgroups) and teardown that the host's
-# value did not move.  The last test drives the wrapper through rootless
-# podman 4.3.1 (podman.bash) with the hook and the memfd-noexec service.
+# Every crun runs inside `crun_ns N` (crun.bash: a child PID namespace at
+# N without the hybrid layout's cgroup2 mount), never in the initial
+# namespace.  Each test checks that nothing is left (state, cgroups) and
+# teardown that the host's value did not move.  The last test drives the
+# wrapper through rootless podman 4.3.1 (podman.bash) with the hook and
+# the memfd-noexec service.
 
 bats_require_minimum_version 1.5.0
 
 load helpers
 load podman
+load crun
 
-STOCK_CRUN=/usr/bin/crun
 WRAPPER_SRC="$REPO_ROOT/contrib/crun/crun-sealed"
-# setup_file stages everything in a world-readable directory (the rootless
-# user runs from it); bats re-reads this file for every test, so the
-# staged paths come back through the STAGED_* variables it exports.
-USER_BIN="${STAGED_USER_BIN:-}"
 U_WRAPPER="${STAGED_USER_BIN:+$STAGED_USER_BIN/crun-sealed}"
-BUNDLE_DIR="${STAGED_USER_BIN:+$STAGED_USER_BIN/bundle}"
-ROOTFS="$BUNDLE_DIR/rootfs"
-MEMFD_NOEXEC="$BUILD_DIR/memfd-noexec/memfd-noexec"
-
-# What the containers run: the user namespace mapping, then the probes.
-PROBE='cat /proc/self/uid_map; for m in level none exec exec-run; do memfdprobe $m; done'
-
-# crun needs cgroup v1 alone here: rpodman (podman.bash) then unmounts the
-# cgroup2 hierarchy of a hybrid layout in its mount namespace.
-export RPODMAN_CGROUP_V1=1
+# What every crun of this suite runs with: the staged sealexec for the
+# wrapper, and its marker.
+CRUN_ENV=("CRUN_SEALED_SEALEXEC=${U_SEALEXEC:-}" CRUN_SEALED_DEBUG=1)
 
 # The one-line hint of the wrapper when it cannot run crun sealed.
 HINT='crun-sealed: crun cannot run from a copy: it would copy itself into a memfd again, which cannot execute at vm.memfd_noexec 1 or 2. What works instead:'
 
 setup_file() {
-	[ "$(id -u)" -eq 0 ] && [ -x "$STOCK_CRUN" ] && [ -x "$MEMFDPROBE_STATIC" ] &&
-		ensure_test_user || return 0
-	stage_user_binaries
-	STAGED_USER_BIN="$USER_BIN"
-	export STAGED_USER_BIN
+	crun_stage || return 0
 	install -m 0755 "$WRAPPER_SRC" "$USER_BIN/crun-sealed"
-	local rootfs="$USER_BIN/bundle/rootfs" a d
-	mkdir -p "$rootfs/bin" "$rootfs/proc" "$rootfs/dev" "$rootfs/sys" \
-		"$rootfs/tmp" "$rootfs/etc"
-	install -m 0755 /bin/busybox "$rootfs/bin/busybox"
-	for a in sh true sleep cat; do
-		ln -s busybox "$rootfs/bin/$a"
-	done
-	install -m 0755 "$MEMFDPROBE_STATIC" "$rootfs/bin/memfdprobe"
-	(cd "$USER_BIN/bundle" && "$STOCK_CRUN" spec && mv config.json rootful.json)
-	d=$(mktemp -d /tmp/crun-bats-spec.XXXXXX)
-	chown "$TEST_USER:" "$d"
-	(cd "$d" && as_user "$STOCK_CRUN" spec --rootless)
-	mv "$d/config.json" "$USER_BIN/bundle/rootless.json"
-	rm -rf "$d"
-	chmod -R a+rX "$USER_BIN"
 	# Rootless podman for the last test (podman.bash; as podman.bats does).
 	if command -v podman >/dev/null && [ -e /proc/sys/vm/memfd_noexec ]; then
 		podman_stage
 		# The wrapper as podman's runtime, its marker and every line
 		# it and crun write to stderr appended to a log.
-		local log="$PODMAN_T/rootless/crun-sealed.log"
-		{
-			echo '#!/bin/sh'
-			printf 'exec 2>>%q\n' "$log"
-			echo 'export CRUN_SEALED_DEBUG=1'
-			printf 'exec %q "$@"\n' "$USER_BIN/crun-sealed"
-		} >"$USER_BIN/crun-sealed-logged"
-		chmod 0755 "$USER_BIN/crun-sealed-logged"
+		write_logged_runtime "$USER_BIN/crun-sealed-logged" "$USER_BIN/crun-sealed" \
+			"$PODMAN_T/rootless/crun-sealed.log" CRUN_SEALED_DEBUG=1
 		write_crun_containers_conf "$PODMAN_T/rootless/containers.conf" \
-			"$USER_BIN/crun-sealed-logged"
-		: >"$log"
-		chown "$TEST_USER:" "$PODMAN_T/rootless/containers.conf" "$log"
+			"$USER_BIN/crun-sealed-logged" "CRUN_SEALED_SEALEXEC=$U_SEALEXEC"
+		chown "$TEST_USER:" "$PODMAN_T/rootless/containers.conf"
 	fi
 }
 
@@ -88,97 +48,15 @@ teardown_file() {
 }
 
 setup() {
-	requires root user userns memfd_noexec cmd:jq cmd:crun || return 1
-	[ -n "$STAGED_USER_BIN" ] && [ -x "$U_WRAPPER" ] || {
-		echo "setup_file did not stage the wrapper (memfdprobe-static at $MEMFDPROBE_STATIC?)" >&2
+	crun_setup || return 1
+	[ -x "$U_WRAPPER" ] || {
+		echo "setup_file did not stage the wrapper" >&2
 		return 1
 	}
-	HOST_LEVEL_BEFORE="$(host_level)"
-	T=$(mktemp -d /tmp/crun-bats.XXXXXX)
-	chmod 755 "$T"
-	STATE="$T/state"
-	mkdir -m 700 "$STATE" "$T/xdg"
-	# Unique, so that a leftover cgroup is this test's.
-	ID="crun-$BATS_TEST_NUMBER-$$"
-	MODE=rootful
-	export T STATE ID
 }
 
 teardown() {
-	local rc=0 # teardown runs without errexit: each check counts through rc
-	stop_default_service || rc=1
-	if [ -n "${PODMAN_ROOTLESS_USED:-}" ]; then
-		rpodman inherit rm -a -f -t 0 >/dev/null 2>&1 || true
-	fi
-	if [ -n "${T:-}" ] && [ -d "$T" ]; then
-		crun_ns 0 sh -c 'for id in $("$@" list -q); do "$@" delete -f "$id"; done' \
-			sh "${PLAIN_CRUN[@]}" >/dev/null 2>&1 || true
-		rm -rf "$T"
-	fi
-	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}" || rc=1
-	return "$rc"
-}
-
-# crun_ns LEVEL CMD...: CMD as root in a child PID namespace at LEVEL with
-# its own mount namespace and /proc, where a hybrid layout's cgroup2 mount
-# is gone (crun supports cgroup v1 or v2, not both).
-crun_ns() {
-	local level="$1"
-	shift
-	at_level --proc "$level" sh -c '
-		if mountpoint -q /sys/fs/cgroup/unified; then
-			umount /sys/fs/cgroup/unified || exit 125
-		fi
-		exec "$@"' sh "$@"
-}
-
-# as MODE BINARY [PREFIX...]: $T/runc, this test's crun command (PREFIX,
-# [setpriv to $TEST_USER,] BINARY --root $STATE) for MODE rootful or
-# rootless, with the wrapper's sealexec and its debug marker; and
-# PLAIN_CRUN, stock crun on the same state, for the checks and teardown.
-as() {
-	MODE="$1"
-	local bin="$2"
-	shift 2
-	write_runc "$bin" "$@" env "CRUN_SEALED_SEALEXEC=$U_SEALEXEC" CRUN_SEALED_DEBUG=1
-	PLAIN_CRUN=("$STOCK_CRUN" --root "$STATE")
-	[ "$MODE" = rootful ] ||
-		PLAIN_CRUN=(setpriv "--reuid=$TEST_USER" "--regid=$TEST_USER" --init-groups
-			--inh-caps=-all -- env "XDG_RUNTIME_DIR=$T/xdg" "${PLAIN_CRUN[@]}")
-}
-
-# bundle NAME FILTER [ARGS...]: $T/NAME/config.json for MODE, running ARGS
-# (default: the probes) on the read-only rootfs, the jq FILTER applied last.
-bundle() {
-	local name="$1" filter="$2" args='[]' a
-	shift 2
-	[ $# -gt 0 ] || set -- /bin/sh -c "$PROBE"
-	for a in "$@"; do
-		args=$(jq -c --arg a "$a" '. + [$a]' <<<"$args")
-	done
-	mkdir -p "$T/$name"
-	jq --arg root "$ROOTFS" --argjson args "$args" "
-		.root.path = \$root | .root.readonly = true |
-		.process.terminal = false | .process.args = \$args |
-		$filter" "$BUNDLE_DIR/$MODE.json" >"$T/$name/config.json"
-	chmod -R a+rX "$T/$name"
-}
-
-# assert_nothing_left: no container in this test's crun state, no state
-# directory and no cgroup named $ID (a name that only this test uses).
-assert_nothing_left() {
-	local left
-	left=$(crun_ns 0 "${PLAIN_CRUN[@]}" list -q 2>&1) || { fail "crun list failed: $left"; return; }
-	[ -z "$left" ] || { fail "crun list still shows: $left"; return; }
-	[ ! -e "$STATE/$ID" ] || { fail "state left in $STATE/$ID: $(ls -A "$STATE/$ID")"; return; }
-	left=$(cgroups_named "$ID")
-	[ -z "$left" ] || fail "cgroups of container $ID left: $left"
-}
-
-# assert_rootless_map: the probe's uid_map line shows the container's root
-# as $TEST_USER (one id): it really ran rootless.
-assert_rootless_map() {
-	assert_line --regexp "^ +0 +$(id -u "$TEST_USER") +1\$"
+	crun_teardown
 }
 
 # ---- stock crun: the failure the wrapper exists for ------------------------------
@@ -229,20 +107,6 @@ assert_rootless_map() {
 	assert_memfd_level 2
 	assert_nothing_left
 }
-
-# created NAME: in a crun_ns script, `$T/runc create` of bundle NAME as
-# $ID, then what the container's init (crun itself, waiting to exec the
-# container's process) runs from: exe=, fstype=, sealexec --check's line,
-# and write= (a CVE-2019-5736-style open for writing of /proc/PID/exe).
-CREATED='
-	"$T/runc" create -b "$T/$0" "$ID" </dev/null >/dev/null 2>"$T/create.log" ||
-		{ cat "$T/create.log"; exit 1; }
-	pid=$("$T/runc" state "$ID" | jq -r .pid)
-	echo "exe=$(readlink "/proc/$pid/exe")"
-	echo "fstype=$(stat -L -f -c %T "/proc/$pid/exe")"
-	"$1" --check "/proc/$pid/exe"
-	if (: >>"/proc/$pid/exe") 2>"$T/write.err"; then echo write=ok; else echo "write=$(cat "$T/write.err")"; fi
-	"$T/runc" delete -f "$ID"'
 
 @test "a container created through crun-sealed holds no copy of crun: its init runs from the read-only overlay" {
 	as rootless "$U_WRAPPER"
@@ -463,23 +327,6 @@ hook_bundle() {
 }
 
 # ---- rootless podman with the wrapper as its default runtime -----------------------
-
-# write_crun_containers_conf FILE WRAPPER: podman.bash's rootless
-# containers.conf with the recipe of contrib/crun/containers.conf on top:
-# its default runtime and its [engine.runtimes] line, the path replaced by
-# WRAPPER, and the staged sealexec for the wrapper in conmon's environment.
-write_crun_containers_conf() {
-	local recipe="$REPO_ROOT/contrib/crun/containers.conf" runtime line
-	runtime=$(grep -E '^runtime = ' "$recipe") &&
-		line=$(grep -E '^crun = \[' "$recipe") || {
-		echo "write_crun_containers_conf: no runtime or crun line in $recipe" >&2
-		return 1
-	}
-	write_containers_conf "$1" "$PODMAN_STOCK_RUNC"
-	sed -i "s|^runtime = .*|$runtime|" "$1"
-	sed -i "s|^\[engine\]\$|&\nconmon_env_vars = [\"PATH=/usr/sbin:/usr/bin:/sbin:/bin\", \"CRUN_SEALED_SEALEXEC=$U_SEALEXEC\"]|" "$1"
-	sed -E "s|\"[^\"]*crun-sealed\"|\"$2\"|" <<<"$line" >>"$1"
-}
 
 @test "rootless podman, crun-sealed as the default runtime + hooks.d + service: annotation 2 at level 0 reads 2" {
 	podman_requires podman-rootless hook || return 1

@@ -23,6 +23,7 @@ STOCK_CRUN=/usr/bin/crun
 USER_BIN="${STAGED_USER_BIN:-}"
 BUNDLE_DIR="${STAGED_USER_BIN:+$STAGED_USER_BIN/bundle}"
 ROOTFS="$BUNDLE_DIR/rootfs"
+# shellcheck disable=SC2034 # the suites use it
 MEMFD_NOEXEC="$BUILD_DIR/memfd-noexec/memfd-noexec"
 
 # What the containers run: the user namespace mapping, then the probes.
@@ -170,6 +171,7 @@ assert_rootless_map() {
 # what the container's init (crun itself, waiting to exec the container's
 # process) runs from: exe=, fstype=, `$1 --check` (sealexec) of it, and
 # write= (a CVE-2019-5736-style open for writing of /proc/PID/exe).
+# shellcheck disable=SC2034 # the suites run it
 CREATED='
 	"$T/runc" create -b "$T/$0" "$ID" </dev/null >/dev/null 2>"$T/create.log" ||
 		{ cat "$T/create.log"; exit 1; }

@@ -21,6 +21,7 @@ WRAPPER_SRC="$REPO_ROOT/contrib/crun/crun-sealed"
 U_WRAPPER="${STAGED_USER_BIN:+$STAGED_USER_BIN/crun-sealed}"
 # What every crun of this suite runs with: the staged sealexec for the
 # wrapper, and its marker.
+# shellcheck disable=SC2034 # crun.bash's as reads it
 CRUN_ENV=("CRUN_SEALED_SEALEXEC=${U_SEALEXEC:-}" CRUN_SEALED_DEBUG=1)
 
 # The one-line hint of the wrapper when it cannot run crun sealed.

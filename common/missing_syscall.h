@@ -163,6 +163,9 @@ static inline int missing_fsmount(int fd, unsigned int flags, unsigned int attr_
 #ifndef NS_GET_PARENT
 #define NS_GET_PARENT 0xb702 /* _IO(0xb7, 0x2), 4.9; linux/nsfs.h */
 #endif
+#ifndef NS_GET_NSTYPE
+#define NS_GET_NSTYPE 0xb703 /* _IO(0xb7, 0x3), 4.11; linux/nsfs.h */
+#endif
 #ifndef NS_GET_OWNER_UID
 #define NS_GET_OWNER_UID 0xb704 /* _IO(0xb7, 0x4), 4.11; linux/nsfs.h */
 #endif

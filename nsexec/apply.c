@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -29,6 +30,7 @@ struct target {
 	int nsfd;   /* its PID namespace, or -EBADF when it cannot be opened
 		     * from here (then setns() goes through the pidfd) */
 	int parent; /* NS_GET_PARENT of nsfd, or -EBADF */
+	int given;  /* the namespace the runtime passed, or -EBADF */
 	bool have_id, below, joined;
 	struct nsexec_ns_id id, self, init;
 	bool have_init;
@@ -39,10 +41,46 @@ static void target_done(struct target *t)
 	t->pidfd = safe_close(t->pidfd);
 	t->nsfd = safe_close(t->nsfd);
 	t->parent = safe_close(t->parent);
+	t->given = safe_close(t->given);
 }
 
 /* ---- finding the target's namespace --------------------------------------
  */
+
+/*
+ * The namespace the runtime passed (nsexec_apply_memfd_noexec_ns()): used
+ * only where ours cannot be opened, and only if it is a PID namespace.
+ * Where ours can, the two must be the same.
+ */
+static int target_given_ns(struct target *t, int ours, struct mt_error **err)
+{
+	struct nsexec_ns_id a, b;
+	int r;
+
+	if (ours >= 0) {
+		if (nsexec_ns_id_of_fd(ours, &a) < 0 || nsexec_ns_id_of_fd(t->given, &b) < 0 ||
+		    !nsexec_ns_id_equal(&a, &b)) {
+			safe_close(ours);
+			return mt_error_set(
+				err, -EXDEV,
+				"Refusing vm.memfd_noexec for process %d: the PID namespace passed for it is not the one it is in.",
+				(int)t->pid);
+		}
+		t->nsfd = ours;
+		return 0;
+	}
+	r = ioctl(t->given, NS_GET_NSTYPE);
+	if (r != CLONE_NEWPID)
+		return mt_error_set(
+			err, -EINVAL,
+			"Refusing vm.memfd_noexec for process %d: the namespace fd passed for it is not a PID namespace.",
+			(int)t->pid);
+	t->nsfd = fcntl(t->given, F_DUPFD_CLOEXEC, 3);
+	if (t->nsfd < 0)
+		return mt_error_set(err, negative_errno(),
+				    "Failed to duplicate the namespace fd: %m");
+	return 0;
+}
 
 /*
  * The PID is the caller's view, which /proc shows only if procfs belongs to
@@ -50,6 +88,8 @@ static void target_done(struct target *t)
  * So: pidfd_open() (the caller's view, always), then the namespace from
  * the pidfd or /proc (nsexec_pidns_of_pidfd()), else none: setns() then
  * goes through the pidfd (5.8+) and the writer's own check is what refuses.
+ * A non-dumpable target's namespace cannot be opened by an unprivileged
+ * caller (EACCES); then only one the runtime passed will do.
  */
 static int target_open_ns(struct target *t, struct mt_error **err)
 {
@@ -68,6 +108,8 @@ static int target_open_ns(struct target *t, struct mt_error **err)
 		t->pidfd = -EBADF;
 	}
 	r = nsexec_pidns_of_pidfd(t->pidfd, t->pid, true, NULL);
+	if (t->given >= 0 && (r >= 0 || r == -EACCES || r == -EPERM))
+		return target_given_ns(t, r, err);
 	if (r >= 0) {
 		t->nsfd = r;
 		return 0;
@@ -82,8 +124,12 @@ static int target_open_ns(struct target *t, struct mt_error **err)
 	if (r == -ESRCH)
 		return mt_error_set(err, r, "Failed to find process %d: it has exited",
 				    (int)t->pid);
-	return mt_error_set(err, r, "Failed to open the PID namespace of process %d: %s",
-			    (int)t->pid, strerror(-r));
+	return mt_error_set(
+		err, r, "Failed to open the PID namespace of process %d: %s%s", (int)t->pid,
+		strerror(-r),
+		r == -EACCES || r == -EPERM
+			? " (it is not dumpable; the runtime must pass the namespace, see nsexec_apply_memfd_noexec_ns())"
+			: "");
 }
 
 static int target_open(pid_t pid, struct target *t, struct mt_error **err)
@@ -483,8 +529,23 @@ int nsexec_apply_memfd_noexec(pid_t target, const struct nsexec_request *req,
 			      struct nsexec_result *ret, struct mt_error **err)
 {
 	_cleanup_(target_done) struct target t = {
-		.pidfd = -EBADF, .nsfd = -EBADF, .parent = -EBADF};
+		.pidfd = -EBADF, .nsfd = -EBADF, .parent = -EBADF, .given = -EBADF};
 
+	return apply(&t, target, req, ret, err);
+}
+
+int nsexec_apply_memfd_noexec_ns(pid_t target, int ns_fd, const struct nsexec_request *req,
+				 struct nsexec_result *ret, struct mt_error **err)
+{
+	_cleanup_(target_done) struct target t = {
+		.pidfd = -EBADF, .nsfd = -EBADF, .parent = -EBADF, .given = -EBADF};
+
+	if (ns_fd < 0)
+		return mt_error_set(err, -EBADF, "Refusing a PID namespace fd of %d.", ns_fd);
+	t.given = fcntl(ns_fd, F_DUPFD_CLOEXEC, 3);
+	if (t.given < 0)
+		return mt_error_set(err, negative_errno(),
+				    "Failed to duplicate the namespace fd: %m");
 	return apply(&t, target, req, ret, err);
 }
 
@@ -492,7 +553,7 @@ int nsexec_apply_memfd_noexec_pidfd(int pidfd, const struct nsexec_request *req,
 				    struct nsexec_result *ret, struct mt_error **err)
 {
 	_cleanup_(target_done) struct target t = {
-		.pidfd = -EBADF, .nsfd = -EBADF, .parent = -EBADF};
+		.pidfd = -EBADF, .nsfd = -EBADF, .parent = -EBADF, .given = -EBADF};
 	pid_t pid = nsexec_pidfd_pid(pidfd);
 
 	if (pid < 0)

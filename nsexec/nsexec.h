@@ -105,6 +105,19 @@ int nsexec_apply_memfd_noexec_pidfd(int pidfd, const struct nsexec_request *req,
 				    struct nsexec_result *ret, struct mt_error **err);
 
 /*
+ * The same, with target's PID namespace open at ns_fd (kept open by the
+ * caller), as the target itself opened it (/proc/self/ns/pid, or its
+ * parent's pid_for_children) and sent it back: for a runtime whose
+ * container process is not dumpable, so that an unprivileged caller may
+ * not open its namespace (crun, rootless).  Where the caller can open it,
+ * it must be the same namespace (-EXDEV otherwise); ns_fd must be a PID
+ * namespace (-EINVAL otherwise).  It is trusted as much as the PID the
+ * runtime got the same way.
+ */
+int nsexec_apply_memfd_noexec_ns(pid_t target, int ns_fd, const struct nsexec_request *req,
+				 struct nsexec_result *ret, struct mt_error **err);
+
+/*
  * The effective vm.memfd_noexec of the PID namespace open at ns_fd, read
  * from inside it (which needs CAP_SYS_ADMIN over its owner, or being that
  * owner).  Never writes.  Returns 0, 1 or 2, or -errno: -EPERM when it may

@@ -2,7 +2,7 @@
 /*
  * crun_loader_shim: connects crun 1.8 to memfd-toolkit: its constructor to
  * the sealed W^X loader, its config loading to the policy parser, its
- * parent to nsexec_apply_memfd_noexec() and the container's process to
+ * parent to nsexec_apply_memfd_noexec_ns() and the container's process to
  * the level's seccomp rules.  Everything crun-specific that calls the
  * toolkit lives here; the patches in contrib/crun/patches/ only call it.
  * The functions are described in crun_memfd_toolkit.h.
@@ -17,9 +17,11 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "memfd-toolkit/cloned_binary.h"
 #include "memfd-toolkit/errors.h"
@@ -29,6 +31,7 @@
 
 #include "crun_memfd_toolkit.h"
 #include "memfd-toolkit/version.h"
+#include "utils.h"
 
 #define DEBUG_ENV "CRUN_MEMFD_TOOLKIT_DEBUG"
 #define PREFIX "memfd-toolkit: "
@@ -44,10 +47,14 @@ static bool debug_on(void)
 	return v && strcmp(v, "1") == 0;
 }
 
-/* crun's error from ours; err_in is freed. */
-static int to_crun_error(libcrun_error_t *err, int r, struct mt_error **err_in)
+/*
+ * crun's error from ours; err_in is freed.  Status 0: our messages already
+ * name the errno where it matters, and crun would append strerror() of
+ * any other status after the message's closing advice.
+ */
+static int to_crun_error(libcrun_error_t *err, struct mt_error **err_in)
 {
-	int ret = crun_make_error(err, -r, "%s", mt_error_message(*err_in));
+	int ret = crun_make_error(err, 0, "%s", mt_error_message(*err_in));
 
 	mt_error_free(err_in);
 	return ret;
@@ -77,20 +84,20 @@ const char *crun_memfd_toolkit_loader(void)
 	return "loader: sealed W^X (memfd-toolkit " CRUN_MEMFD_TOOLKIT_VERSION ")";
 }
 
-int crun_memfd_noexec_load(libcrun_container_t *container, const char *json, size_t len,
+int crun_memfd_noexec_load(const char *json, size_t len, int *level, bool *keeps_sys_admin,
 			   libcrun_error_t *err)
 {
 	struct policy_request req;
 	struct mt_error *e = NULL;
 	int r;
 
-	container->memfd_noexec = CRUN_MEMFD_NOEXEC_NONE;
-	container->memfd_noexec_sys_admin = false;
+	*level = CRUN_MEMFD_NOEXEC_NONE;
+	*keeps_sys_admin = false;
 	r = policy_parse_config(json, len, &req, &e);
 	if (r < 0)
-		return to_crun_error(err, r, &e);
-	container->memfd_noexec = req.level;
-	container->memfd_noexec_sys_admin = req.keeps_sys_admin;
+		return to_crun_error(err, &e);
+	*level = req.level;
+	*keeps_sys_admin = req.keeps_sys_admin;
 	return 0;
 }
 
@@ -110,7 +117,40 @@ static enum nsexec_origin pidns_origin(libcrun_container_t *container)
 	return NSEXEC_ORIGIN_JOINED;
 }
 
-int crun_memfd_noexec_apply(libcrun_container_t *container, pid_t pid, libcrun_error_t *err)
+int crun_memfd_noexec_send_pidns(libcrun_container_t *container, int sync_socket,
+				 libcrun_error_t *err)
+{
+	int fd, ret;
+
+	if (container->memfd_noexec == CRUN_MEMFD_NOEXEC_NONE)
+		return 0;
+	fd = open("/proc/self/ns/pid", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return crun_make_error(err, errno,
+				       PREFIX "cannot open /proc/self/ns/pid for crun's parent");
+	ret = send_fd_to_socket(sync_socket, fd, err);
+	close(fd);
+	return ret;
+}
+
+/* The container's PID namespace, from crun_memfd_noexec_send_pidns(). */
+static int receive_pidns(int sync_socket, libcrun_error_t *err)
+{
+	libcrun_error_t why = NULL;
+	int fd = receive_fd_from_socket(sync_socket, &why);
+
+	if (fd >= 0)
+		return fd;
+	fd = crun_make_error(
+		err, 0,
+		"Refusing vm.memfd_noexec: crun's container process did not send its PID namespace (%s), so its level cannot be set; the container is not started",
+		why && why->msg ? why->msg : "no reason given");
+	crun_error_release(&why);
+	return fd;
+}
+
+int crun_memfd_noexec_apply(libcrun_container_t *container, pid_t pid, int sync_socket,
+			    libcrun_error_t *err)
 {
 	struct nsexec_request req = {
 		.level = container->memfd_noexec,
@@ -119,13 +159,17 @@ int crun_memfd_noexec_apply(libcrun_container_t *container, pid_t pid, libcrun_e
 	};
 	struct nsexec_result res;
 	struct mt_error *e = NULL;
-	int r;
+	int ns_fd, r;
 
 	if (container->memfd_noexec == CRUN_MEMFD_NOEXEC_NONE)
 		return 0;
-	r = nsexec_apply_memfd_noexec(pid, &req, &res, &e);
+	ns_fd = receive_pidns(sync_socket, err);
+	if (ns_fd < 0)
+		return ns_fd;
+	r = nsexec_apply_memfd_noexec_ns(pid, ns_fd, &req, &res, &e);
+	close(ns_fd);
 	if (r < 0)
-		return to_crun_error(err, r, &e);
+		return to_crun_error(err, &e);
 	/* Always shown, as runc shows it (crun's warnings need --debug). */
 	if (res.joined || res.kept)
 		fprintf(stderr, PREFIX "vm.memfd_noexec: %s %d (asked for %d)\n",
@@ -147,7 +191,7 @@ int crun_memfd_noexec_seccomp(libcrun_container_t *container, libcrun_error_t *e
 		return 0;
 	r = policy_seccomp_deny_hugetlb_memfd(&e);
 	if (r < 0)
-		return to_crun_error(err, r, &e);
+		return to_crun_error(err, &e);
 	if (debug_on())
 		fprintf(stderr,
 			PREFIX "vm.memfd_noexec=%d: memfd_create(MFD_HUGETLB) refused (seccomp)\n",
@@ -160,7 +204,7 @@ int crun_memfd_noexec_refuse_restore(libcrun_container_t *container, libcrun_err
 	if (container->memfd_noexec == CRUN_MEMFD_NOEXEC_NONE)
 		return 0;
 	return crun_make_error(
-		err, EOPNOTSUPP,
+		err, 0,
 		"refusing to restore: the container asks for vm.memfd_noexec=%d, which crun sets only when it creates a container; remove annotations[\"%s\"] and linux.sysctl[\"%s\"] to restore it",
 		container->memfd_noexec, POLICY_ANNOTATION, POLICY_SYSCTL);
 }

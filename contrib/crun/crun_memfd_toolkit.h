@@ -35,21 +35,35 @@ const char *crun_memfd_toolkit_loader(void);
  * For libcrun_container_load_from_{file,memory}(), before crun's own
  * parser sees the same bytes: reads the request (the annotation
  * "memfd_noexec", or linux.sysctl "vm.memfd_noexec") with memfd-toolkit's
- * parser into container->memfd_noexec and ->memfd_noexec_sys_admin.  A
- * bad value is refused here, quoting it and naming the field, before
- * anything exists.
+ * parser into *level (CRUN_MEMFD_NOEXEC_NONE when nothing is asked) and
+ * *keeps_sys_admin, which the caller stores in the container's
+ * memfd_noexec and memfd_noexec_sys_admin.  A bad value is refused here,
+ * quoting it and naming the field, before anything exists.
  */
-int crun_memfd_noexec_load(libcrun_container_t *container, const char *json, size_t len,
+int crun_memfd_noexec_load(const char *json, size_t len, int *level, bool *keeps_sys_admin,
 			   libcrun_error_t *err);
+
+/*
+ * For the container's process (after crun's fork into its PID namespace,
+ * if any), before it waits for the mounts: when a request is made, sends its PID
+ * namespace (/proc/self/ns/pid) over sync_socket, since the process is
+ * not dumpable and a rootless parent may not open it.  Nothing is sent
+ * without a request.  Returns 0 or a crun error.
+ */
+int crun_memfd_noexec_send_pidns(libcrun_container_t *container, int sync_socket,
+				 libcrun_error_t *err);
 
 /*
  * For crun's parent, as soon as pid is the container's init in its final
  * namespaces and before any of the container's code runs: applies the
  * request to pid's PID namespace with nsexec_apply_memfd_noexec(), the
- * rules runc and the hook follow.  Returns 0, or a crun error; the caller
- * must then kill the container (crun does, through pid_to_clean).
+ * rules runc and the hook follow.  sync_socket is where
+ * crun_memfd_noexec_send_pidns() sent the namespace.  Returns 0, or a crun
+ * error; the caller must then kill the container (crun does, through
+ * pid_to_clean).
  */
-int crun_memfd_noexec_apply(libcrun_container_t *container, pid_t pid, libcrun_error_t *err);
+int crun_memfd_noexec_apply(libcrun_container_t *container, pid_t pid, int sync_socket,
+			    libcrun_error_t *err);
 
 /*
  * For the container's init and for crun exec, before crun's own seccomp

@@ -1,0 +1,396 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: Apache-2.0
+# crun 1.8.1 rebuilt from Debian's source by contrib/crun/build.sh
+# (build/crun; CRUN= overrides): memfd-toolkit's loader in place of crun's
+# cloned_binary.c, and the memfd_noexec annotation (or linux.sysctl
+# "vm.memfd_noexec") applied to the container's PID namespace by
+# nsexec_apply_memfd_noexec() before the container's process runs, with
+# the runc rules: created vs joined, CAP_SYS_ADMIN, rootless through the
+# memfd-noexec service, fail closed, bad values refused before anything is
+# created.
+#
+# Every crun runs inside `crun_ns N` (crun.bash: a child PID namespace at
+# N without the hybrid layout's cgroup2 mount), never in the initial
+# namespace.  Each test checks that nothing is left (state, cgroups) and
+# teardown that the host's value did not move.  The last test runs the
+# rebuilt crun as rootless podman 4.3.1's default runtime.
+
+bats_require_minimum_version 1.5.0
+
+load helpers
+load podman
+load crun
+
+CRUN="${CRUN:-$REPO_ROOT/build/crun}"
+U_CRUN="${STAGED_USER_BIN:+$STAGED_USER_BIN/crun}"
+# The rebuilt crun's markers: the loader's method, the level it set.
+# shellcheck disable=SC2034 # crun.bash's as reads it
+CRUN_ENV=(CRUN_MEMFD_TOOLKIT_DEBUG=1)
+
+setup_file() {
+	[ -x "$CRUN" ] || return 0
+	crun_stage || return 0
+	install -m 0755 "$CRUN" "$USER_BIN/crun"
+	if command -v podman >/dev/null && [ -e /proc/sys/vm/memfd_noexec ]; then
+		podman_stage
+		write_logged_runtime "$USER_BIN/crun-logged" "$USER_BIN/crun" \
+			"$PODMAN_T/rootless/crun.log" CRUN_MEMFD_TOOLKIT_DEBUG=1
+		write_crun_containers_conf "$PODMAN_T/rootless/containers.conf" \
+			"$USER_BIN/crun-logged"
+		chown "$TEST_USER:" "$PODMAN_T/rootless/containers.conf"
+	fi
+}
+
+teardown_file() {
+	podman_unstage
+	unstage_user_binaries
+}
+
+setup() {
+	[ -x "$CRUN" ] || missing "the rebuilt crun at $CRUN (contrib/crun/build.sh)" || return 1
+	crun_setup || return 1
+	[ -x "$U_CRUN" ] || {
+		echo "setup_file did not stage $CRUN" >&2
+		return 1
+	}
+}
+
+teardown() {
+	crun_teardown
+}
+
+# The shim's lines about the level (crun_loader_shim.c), as EREs.
+set_msg() { printf 'memfd-toolkit: vm\\.memfd_noexec: set %s \\(was %s\\)' "$1" "$2"; }
+already_msg() { printf 'memfd-toolkit: vm\\.memfd_noexec: already %s \\(was %s\\)' "$1" "$1"; }
+kept_msg() { printf 'memfd-toolkit: vm\\.memfd_noexec: kept stricter inherited %s \\(asked for %s\\)' "$1" "$2"; }
+joined_msg() { printf 'memfd-toolkit: vm\\.memfd_noexec: joined a namespace already at %s \\(asked for %s\\)' "$1" "$2"; }
+
+# assert_level_matrix MODE: for host levels 0, 1 and 2 and annotations
+# none, "0", "1" and "2", a `crun run` of the probes in MODE: the
+# container reads the stricter of the two, the shim says which of set,
+# already, kept it did, the loader ran from the overlay, nothing is left.
+assert_level_matrix() {
+	local host ann want
+	as "$1" "$U_CRUN"
+	for host in 0 1 2; do
+		for ann in none 0 1 2; do
+			echo "row: $1, host level $host, annotation $ann" >&2 # shown if it fails
+			if [ "$ann" = none ]; then
+				bundle b .
+			else
+				bundle b ".annotations.memfd_noexec = \"$ann\""
+			fi
+			run crun_ns "$host" "$T/runc" run -b "$T/b" "$ID"
+			assert_success
+			assert_marker overlay
+			[ "$1" = rootful ] || assert_rootless_map
+			want=$host
+			if [ "$ann" = none ]; then
+				refute_output --partial 'vm.memfd_noexec:'
+			elif [ "$ann" -gt "$host" ]; then
+				want=$ann
+				assert_line --regexp "^$(set_msg "$ann" "$host")\$"
+			elif [ "$ann" -eq "$host" ]; then
+				assert_line --regexp "^$(already_msg "$ann")\$"
+			else
+				assert_line --regexp "^$(kept_msg "$host" "$ann")\$"
+			fi
+			assert_memfd_level "$want"
+			assert_nothing_left
+		done
+	done
+}
+
+# ---- what the binary is --------------------------------------------------------
+
+@test "crun --version names the loader; memfd-noexec check: the rebuilt crun honours the annotation, stock crun ignores it" {
+	run "$U_CRUN" --version
+	assert_success
+	assert_line --index 0 'crun version 1.8.1'
+	assert_line --regexp '^loader: sealed W\^X \(memfd-toolkit [0-9]+\.[0-9]+\.[0-9]+.*\)$'
+	run "$MEMFD_NOEXEC" check --runtime "$U_CRUN"
+	assert_success
+	assert_output --partial 'annotation "2": ran at level 2 (MFD_EXEC: EACCES)'
+	assert_output --partial 'verdict: honours'
+	run "$MEMFD_NOEXEC" check --runtime "$STOCK_CRUN"
+	assert_failure 1
+	assert_output --partial 'annotation "2": ran at level 0 (MFD_EXEC: ok)'
+	assert_output --partial 'verdict: ignores'
+}
+
+@test "a container created by the rebuilt crun holds no copy of crun: its init runs from the read-only overlay, rootful and rootless" {
+	local mode level
+	for mode in rootful rootless; do
+		as "$mode" "$U_CRUN"
+		bundle b . sleep 60
+		for level in 0 2; do
+			echo "row: $mode, level $level" >&2 # shown if it fails
+			run crun_ns "$level" sh -c "$CREATED" b "$SEALEXEC"
+			assert_success
+			refute_line --regexp '^exe=/memfd:'
+			assert_line fstype=overlayfs
+			assert_line --regexp '^/proc/[0-9]+/exe: sealed clone$'
+			assert_line --regexp '^write=.*Read-only file system$'
+			assert_nothing_left
+		done
+	done
+}
+
+# ---- the level, rootful ----------------------------------------------------------
+
+@test "rootful: host levels 0, 1, 2 x annotations none, 0, 1, 2: the container reads the stricter" {
+	assert_level_matrix rootful
+}
+
+@test "linux.sysctl vm.memfd_noexec works like the annotation, in both spellings; disagreeing with the annotation fails" {
+	as rootful "$U_CRUN"
+	bundle b '.linux.sysctl["vm.memfd_noexec"] = "2"'
+	run crun_ns 0 "$T/runc" run -b "$T/b" "$ID"
+	assert_success
+	assert_memfd_level 2
+	assert_line --regexp "^$(set_msg 2 0)\$"
+	bundle b '.linux.sysctl["vm/memfd_noexec"] = "1" | .annotations.memfd_noexec = "1"'
+	run crun_ns 0 "$T/runc" run -b "$T/b" "$ID"
+	assert_success
+	assert_memfd_level 1
+	assert_line --regexp "^$(set_msg 1 0)\$"
+	# crun's own sysctl code never sees the key: other keys still work.
+	bundle b '.linux.sysctl["vm.memfd_noexec"] = "2" | .linux.sysctl["kernel.domainname"] = "mt.example"' \
+		/bin/sh -c "cat /proc/sys/kernel/domainname; $PROBE"
+	run crun_ns 0 "$T/runc" run -b "$T/b" "$ID"
+	assert_success
+	assert_line mt.example
+	assert_memfd_level 2
+	bundle b '.linux.sysctl["vm.memfd_noexec"] = "1" | .annotations.memfd_noexec = "2"'
+	run crun_ns 0 "$T/runc" run -b "$T/b" "$ID"
+	assert_failure 1
+	assert_output --partial 'annotations["memfd_noexec"] = "2" and linux.sysctl["vm.memfd_noexec"] = "1" ask for different vm.memfd_noexec levels'
+	refute_output --partial 'memfdprobe:'
+	assert_nothing_left
+}
+
+# Invalid requests: a JSON value for annotations["memfd_noexec"] (in
+# $T/value.json), then what the refusal must quote.
+BAD_VALUES=(
+	'"3"'		'Refusing annotations["memfd_noexec"] = "3" in config.json: allowed values are "0", "1" or "2"'
+	'"-1"'		'annotations["memfd_noexec"] = "-1" in config.json'
+	'""'		'annotations["memfd_noexec"] = "" in config.json'
+	'" 2"'		'annotations["memfd_noexec"] = " 2" in config.json'
+	'"2\n"'		'annotations["memfd_noexec"] = "2\n" in config.json'
+	'2'		'annotations["memfd_noexec"] in config.json: it is the JSON number 2'
+	'dup'		'duplicate key "memfd_noexec" in the object at annotations'
+)
+
+@test "bad values, rootful and rootless: crun run fails before anything is created, quoting the value" {
+	local mode i value want
+	for mode in rootful rootless; do
+		as "$mode" "$U_CRUN"
+		for ((i = 0; i < ${#BAD_VALUES[@]}; i += 2)); do
+			value="${BAD_VALUES[i]}" want="${BAD_VALUES[i + 1]}"
+			case "$value" in
+			dup) echo '"2"' ;;
+			*) printf '%s' "$value" ;;
+			esac >"$T/value.json"
+			bundle b '.annotations.memfd_noexec = $v'
+			if [ "$value" = dup ]; then
+				jq -c . "$T/b/config.json" |
+					sed 's/"memfd_noexec":"2"/&,"memfd_noexec":"0"/' >"$T/b/c" &&
+					mv "$T/b/c" "$T/b/config.json"
+				grep -qF '"memfd_noexec":"2","memfd_noexec":"0"' "$T/b/config.json"
+			fi
+			echo "row: $mode $value" >&2 # shown if the row fails
+			run crun_ns 0 "$T/runc" run -b "$T/b" "$ID"
+			assert_failure 1
+			assert_output --partial "$want"
+			refute_output --partial 'memfdprobe:'
+			assert_nothing_left
+		done
+	done
+	rm "$T/value.json"
+	bundle b '.linux.sysctl["vm.memfd_noexec"] = "3"'
+	run crun_ns 0 "$T/runc" run -b "$T/b" "$ID"
+	assert_failure 1
+	assert_output --partial 'linux.sysctl["vm.memfd_noexec"] = "3" in config.json'
+	assert_nothing_left
+}
+
+@test "a PID namespace the container only joins is never changed: refused below the level, accepted at it" {
+	as rootful "$U_CRUN"
+	# No PID namespace of its own: it would join crun's (crun_ns's, at 0).
+	bundle b '.annotations.memfd_noexec = "2" | .linux.namespaces |= map(select(.type != "pid"))'
+	run crun_ns 0 "$T/runc" run -b "$T/b" "$ID"
+	assert_failure 1
+	assert_output --partial 'it joins the PID namespace of the caller (the runtime), pid:['
+	assert_output --partial 'which is at level 0. A namespace that the container only joins is never changed'
+	refute_output --partial 'memfdprobe:'
+	assert_nothing_left
+	# Already at the level: accepted, with the notice.
+	run crun_ns 2 "$T/runc" run -b "$T/b" "$ID"
+	assert_success
+	assert_memfd_level 2
+	assert_line --regexp "^$(joined_msg 2 2)\$"
+	assert_nothing_left
+	# Another process's namespace, by path: refused, and left at 0.
+	bundle b '.annotations.memfd_noexec = "2"'
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	run crun_ns 0 sh -c '
+		unshare --pid --fork --kill-child sleep 1000 &
+		until s=$(pgrep -P $! sleep); do sleep 0.05; done
+		jq --arg p "/proc/$s/ns/pid" ".linux.namespaces |= map(if .type == \"pid\" then .path = \$p else . end)" \
+			"$T/b/config.json" >"$T/b/c" && mv "$T/b/c" "$T/b/config.json"
+		"$T/runc" run -b "$T/b" "$ID" </dev/null || echo "run=$?"
+		echo "other=$(nsenter --target "$s" --pid cat /proc/sys/vm/memfd_noexec)"
+		kill $!'
+	assert_line run=1
+	assert_line other=0
+	assert_output --partial 'it joins the existing PID namespace, pid:['
+	refute_output --partial 'memfdprobe:'
+	assert_nothing_left
+}
+
+@test "a container that keeps CAP_SYS_ADMIN without a user namespace is refused, in every spelling; with one it is accepted" {
+	as rootful "$U_CRUN"
+	local keep
+	for keep in '.process.capabilities.bounding += ["CAP_SYS_ADMIN"]' \
+		'del(.process.capabilities)' 'del(.process.capabilities.bounding)' \
+		'.process.capabilities.bounding += ["cap_sys_admin"]' \
+		'.process.capabilities.bounding += ["21"]'; do
+		echo "row: $keep" >&2 # shown if it fails
+		bundle b ".annotations.memfd_noexec = \"2\" | $keep"
+		run crun_ns 0 "$T/runc" run -b "$T/b" "$ID"
+		assert_failure 1
+		assert_output --partial 'keeps CAP_SYS_ADMIN in its bounding set and has no user namespace'
+		assert_output --partial 'Drop CAP_SYS_ADMIN'
+		refute_output --partial 'memfdprobe:'
+		assert_nothing_left
+	done
+	# With a user namespace that maps root to 100000, it is accepted.
+	bundle b '.annotations.memfd_noexec = "2" |
+		.process.capabilities.bounding += ["CAP_SYS_ADMIN"] |
+		.linux.namespaces += [{"type": "user"}] |
+		.linux.uidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}] |
+		.linux.gidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}]'
+	run crun_ns 0 "$T/runc" run -b "$T/b" "$ID"
+	assert_success
+	assert_line --regexp '^ +0 +100000 +65536$'
+	assert_memfd_level 2
+	assert_nothing_left
+}
+
+# hugetlbfs ignores F_SEAL_EXEC, so level 2 alone would leave MFD_HUGETLB
+# memfds executable; the rebuilt crun adds a seccomp rule at 2 only, to
+# the container's process and to every crun exec.
+@test "annotation 2: memfd_create(MFD_HUGETLB) fails with EPERM, in crun exec too; at 1 it is allowed" {
+	as rootful "$U_CRUN"
+	bundle two '.annotations.memfd_noexec = "2"' \
+		/bin/sh -c 'memfdprobe hugetlb; memfdprobe none; exec sleep 60'
+	bundle one '.annotations.memfd_noexec = "1"' /bin/memfdprobe hugetlb
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	run crun_ns 0 sh -ec '
+		"$T/runc" create -b "$T/two" "$ID" </dev/null >"$T/init.out" 2>"$T/create.log"
+		"$T/runc" start "$ID"
+		i=0
+		until grep -q "flags=none" "$T/init.out"; do
+			i=$((i + 1))
+			[ $i -lt 100 ] || { echo "the container did not report"; cat "$T/create.log"; exit 1; }
+			sleep 0.1
+		done
+		echo ---- exec
+		"$T/runc" exec "$ID" /bin/memfdprobe hugetlb 2>&1
+		"$T/runc" delete -f "$ID"
+		echo ---- level 1
+		"$T/runc" run -b "$T/one" "$ID-1" </dev/null 2>&1'
+	assert_success
+	with_output "$(cat "$T/init.out")" assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	with_output "$(cat "$T/init.out")" assert_line --regexp '^memfdprobe: flags=none result=ok mode=0666 '
+	local exec_out="${output#*---- exec}"
+	with_output "${exec_out%%---- level 1*}" assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	with_output "${output#*---- level 1}" assert_line --regexp '^memfdprobe: flags=hugetlb result=ok '
+	assert_nothing_left
+	ID="$ID-1" assert_nothing_left
+}
+
+# restore would recreate the processes from CRIU's images and nothing would
+# set the level, so patch 0003 refuses it.  Debian builds crun without
+# CRIU, so there restore is no command at all; a build with CRIU must show
+# the refusal.
+@test "crun restore: refused with a request where crun has CRIU; no command at all in Debian's build" {
+	as rootful "$U_CRUN"
+	bundle b '.annotations.memfd_noexec = "2"'
+	run crun_ns 0 "$T/runc" restore --image-path "$T/no-image" -b "$T/b" "$ID" </dev/null
+	assert_failure
+	if "$T/runc" --version | grep -q '+CRIU'; then
+		assert_output --partial 'refusing to restore: the container asks for vm.memfd_noexec=2'
+	else
+		assert_output --partial 'unknown command restore'
+	fi
+	assert_nothing_left
+}
+
+@test "a kernel without vm.memfd_noexec (fakekernel) fails closed, nothing left" {
+	requires fakekernel || return 1
+	as rootful "$U_CRUN" "$U_FAKEKERNEL" --memfd-noexec=hide --
+	bundle b '.annotations.memfd_noexec = "2"'
+	run crun_ns 0 "$T/runc" run -b "$T/b" "$ID"
+	assert_failure 1
+	assert_output --partial 'this kernel lacks /proc/sys/vm/memfd_noexec (it needs Linux 6.3 or later'
+	refute_output --partial 'memfdprobe:'
+	assert_nothing_left
+}
+
+# ---- the level, rootless ---------------------------------------------------------
+
+@test "rootless without the service: a stricter parent is inherited with the notice; raising fails closed, naming the service" {
+	no_default_service || return 1
+	as rootless "$U_CRUN"
+	bundle b '.annotations.memfd_noexec = "1"'
+	run crun_ns 2 "$T/runc" run -b "$T/b" "$ID"
+	assert_success
+	assert_rootless_map
+	assert_memfd_level 2
+	assert_line --regexp "^$(kept_msg 2 1)\$"
+	assert_nothing_left
+	bundle b '.annotations.memfd_noexec = "2"'
+	run crun_ns 0 "$T/runc" run -b "$T/b" "$ID"
+	assert_failure 1
+	assert_output --partial 'Failed to set vm.memfd_noexec=2 in the PID namespace of process '
+	assert_output --partial 'so rootless runtimes cannot set it; a rootless container inherits the level of the PID namespace it starts in, which is 0 here.'
+	assert_output --partial 'The memfd-noexec service, which could raise it, is not running at /run/memfd-noexec.sock'
+	refute_output --partial 'memfdprobe:'
+	assert_nothing_left
+}
+
+@test "rootless + memfd-noexec service: host levels 0, 1, 2 x annotations none, 0, 1, 2: the container reads the stricter" {
+	start_default_service "$T/serve.log" || return 1
+	assert_level_matrix rootless
+	# One request per raise (annotation above the level): 0->1, 0->2, 1->2.
+	local uid n
+	uid=$(id -u "$TEST_USER")
+	n=$(grep -cE "^memfd-noexec serve: uid $uid pid [0-9]+: raise [12] pid:\[[0-9]+\]: ok" "$T/serve.log" || true)
+	[ "$n" -eq 3 ] || fail "expected 3 raises in the service's log, which has: $(cat "$T/serve.log")"
+}
+
+# ---- rootless podman with the rebuilt crun as its default runtime --------------
+
+@test "rootless podman, the rebuilt crun as the default runtime + service: annotation 2 at level 0 reads 2; none keeps 0" {
+	podman_requires podman-rootless || return 1
+	grep -qxF 'runtime = "crun"' "$PODMAN_T/rootless/containers.conf" ||
+		fail "the rootless containers.conf does not make crun the default: $(cat "$PODMAN_T/rootless/containers.conf")"
+	start_default_service "$T/serve.log" || return 1
+	# No hook: the runtime itself applies the annotation.
+	run rpodman 0 run --rm --network none --annotation "$(annotation 2)" "$PODMAN_IMAGE" \
+		sh -c "cat /proc/self/uid_map; $PROBES"
+	assert_success
+	assert_memfd_level 2
+	with_output "$(cat "$T/serve.log")" assert_line --regexp \
+		"^memfd-noexec serve: uid $(id -u "$TEST_USER") pid [0-9]+: raise 2 pid:\[[0-9]+\]: ok"
+	with_output "$(cat "$PODMAN_T/rootless/crun.log")" assert_marker overlay
+	with_output "$(cat "$PODMAN_T/rootless/crun.log")" assert_line --regexp "^$(set_msg 2 0)\$"
+	run rpodman 0 run --rm --network none "$PODMAN_IMAGE" sh -c "$PROBES"
+	assert_success
+	assert_memfd_level 0
+	run rpodman inherit info --format '{{.Host.OCIRuntime.Path}}'
+	assert_success
+	assert_output "$USER_BIN/crun-logged"
+	assert_rootless_clean
+}

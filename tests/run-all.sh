@@ -107,6 +107,11 @@ if [ -x contrib/runc/build.sh ]; then
 	one_check runc-build contrib/runc/build.sh
 fi
 
+if [ -x contrib/crun/build.sh ]; then
+	note "patched crun build"
+	one_check crun-build contrib/crun/build.sh
+fi
+
 note "bats suites"
 for suite in tests/bats/*.bats; do
 	name=$(basename "$suite" .bats)

@@ -9,10 +9,10 @@
 #                             rootless, at vm.memfd_noexec 0, 1 and 2, and
 #                             whether that is what we expect (stock fails
 #                             rootless at 1 and 2, patched always starts)
-#   compare.sh bench [N]      start time: tests/bench/runc-start.sh N
+#   compare.sh bench [N]      start time: tests/bench/start.sh N
 #                             (stock, ours, ours forced to memfd, ours
 #                             without a clone; N rotating rounds, default 40)
-#   compare.sh memory [N]     memory: tests/bench/runc-memory.sh N (N created
+#   compare.sh memory [N]     memory: tests/bench/memory.sh N (N created
 #                             containers per runc, default 100)
 #   compare.sh copy [N]       copy time when overlay is unavailable:
 #                             tests/bench/copy-time.sh N (ext4, btrfs, xfs)
@@ -56,11 +56,11 @@ case "$mode" in
 table | all) ;;
 bench)
 	exec env STOCK="$STOCK" TEST_USER="$TEST_USER" \
-		"$TOP/tests/bench/runc-start.sh" ${rounds:+"$rounds"}
+		"$TOP/tests/bench/start.sh" ${rounds:+"$rounds"}
 	;;
 memory)
 	exec env STOCK="$STOCK" TEST_USER="$TEST_USER" \
-		"$TOP/tests/bench/runc-memory.sh" ${rounds:+"$rounds"}
+		"$TOP/tests/bench/memory.sh" ${rounds:+"$rounds"}
 	;;
 copy)
 	exec env BINARY="$PATCHED" "$TOP/tests/bench/copy-time.sh" ${rounds:+"$rounds"}
@@ -199,7 +199,7 @@ table
 if [ "$mode" = all ]; then
 	trap - EXIT
 	cleanup
-	for b in runc-start runc-memory; do
+	for b in start memory; do
 		env STOCK="$STOCK" TEST_USER="$TEST_USER" \
 			"$TOP/tests/bench/$b.sh" ${rounds:+"$rounds"}
 	done

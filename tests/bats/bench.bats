@@ -35,10 +35,10 @@ teardown() {
 	return "$rc"
 }
 
-@test "runc-start.sh: every arm runs, rootful and rootless, and the table is printed" {
+@test "start.sh: every arm runs, rootful and rootless, and the table is printed" {
 	requires root user memfd_noexec cmd:runc cmd:go cmd:jq cmd:python3 \
 		cmd:busybox cmd:cc || return 1
-	run "$REPO_ROOT/tests/bench/runc-start.sh" 1
+	run "$REPO_ROOT/tests/bench/start.sh" 1
 	echo "$output"
 	assert_success
 	for mode in rootful rootless; do
@@ -54,10 +54,10 @@ teardown() {
 	assert_output --partial "NONE, no clone: benchmark build, unprotected, never install"
 }
 
-@test "runc-memory.sh: created containers are counted, then all deleted" {
+@test "memory.sh: created containers are counted, then all deleted" {
 	requires root user memfd_noexec cmd:runc cmd:go cmd:jq cmd:python3 \
 		cmd:busybox || return 1
-	BENCH_NO_BUILD=1 run "$REPO_ROOT/tests/bench/runc-memory.sh" 2
+	BENCH_NO_BUILD=1 run "$REPO_ROOT/tests/bench/memory.sh" 2
 	echo "$output"
 	assert_success
 	for mode in rootful rootless; do

@@ -1,7 +1,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
-# Shared by tests/bench/runc-start.sh and runc-memory.sh (sourced, not
-# run).  Benchmarks print numbers; they never pass or fail on them.
+# Shared by tests/bench/start.sh and memory.sh (sourced, not run).
+# Benchmarks print numbers; they never pass or fail on them.
 #
 # The arms, each staged as a copy in one world-readable directory on the
 # same filesystem, so that the unprivileged user can run them and no arm

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Tables for tests/bench/runc-start.sh and runc-memory.sh (benchmark
-output, not a test).
+"""Tables for tests/bench/start.sh and memory.sh (benchmark output,
+not a test).
 
   stats.py start MODE TIMES [ARM=METHOD ...]
   stats.py memory MODE RECORDS [ARM=METHOD ...]
@@ -12,7 +12,7 @@ the ratio of the medians with a bootstrap 95% interval (rounds resampled
 together, so that the pairing within a round is kept), as the median of
 the per-round ratios, and as the ratio of the CPU medians.
 
-RECORDS (runc-memory.sh) has lines "arm ARM SHMEM_BEFORE SHMEM_AFTER
+RECORDS (memory.sh) has lines "arm ARM SHMEM_BEFORE SHMEM_AFTER
 DEV:INO SLAB_BEFORE SLAB_AFTER", "init ARM PSS RSS DEV:INO KIND EXE" (kB; KIND is memfd,
 unlinked, binary, binary-via-overlay or file) and "deleted ARM SHMEM".
 """

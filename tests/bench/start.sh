@@ -7,7 +7,7 @@
 # without any clone (the physical limit).  A benchmark: it prints numbers
 # and exits 0 unless it cannot run at all.
 #
-#   runc-start.sh [ROUNDS]      (default 40; contrib/runc/compare.sh bench)
+#   start.sh [ROUNDS]           (default 40; contrib/runc/compare.sh bench)
 #
 # Each mode runs in one child PID namespace with its own /proc, at
 # vm.memfd_noexec 0 set there (the initial namespace's value is never
@@ -66,7 +66,7 @@ bench_check_host
 bench_build
 trap bench_cleanup EXIT
 bench_stage /bin/true
-install -m 0755 "$HERE/runc-start.sh" "$WORK/bin/runc-start.sh"
+install -m 0755 "$HERE/start.sh" "$WORK/bin/start.sh"
 cc -O2 -Wall -o "$WORK/bin/bench_time" "$HERE/bench_time.c" ||
 	bench_die "cannot compile $HERE/bench_time.c"
 host_before=$(cat /proc/sys/vm/memfd_noexec)
@@ -87,10 +87,10 @@ for mode in rootful rootless; do
 	if [ "$mode" = rootless ]; then
 		bench_in_pidns setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
 			--init-groups --inh-caps=-all -- env XDG_RUNTIME_DIR="$WORK/xdg" \
-			bash "$WORK/bin/runc-start.sh" __loop "$mode" "$rounds" "$WORK" "$out" \
+			bash "$WORK/bin/start.sh" __loop "$mode" "$rounds" "$WORK" "$out" \
 			"${BENCH_ARMS[@]}"
 	else
-		bench_in_pidns bash "$WORK/bin/runc-start.sh" __loop "$mode" "$rounds" \
+		bench_in_pidns bash "$WORK/bin/start.sh" __loop "$mode" "$rounds" \
 			"$WORK" "$out" "${BENCH_ARMS[@]}"
 	fi
 	[ -z "$(bench_leftovers "$mode")" ] || bench_die "containers left over in $mode mode"

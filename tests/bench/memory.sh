@@ -6,7 +6,7 @@
 # forced to a memfd, ours without a clone), rootful and rootless.  A
 # benchmark: it prints numbers and exits 0 unless it cannot run at all.
 #
-#   runc-memory.sh [N]          (default 100; contrib/runc/compare.sh memory)
+#   memory.sh [N]               (default 100; contrib/runc/compare.sh memory)
 #
 # Per arm, one after the other, in a child PID namespace with its own
 # /proc at vm.memfd_noexec 0 (set there, never in the initial namespace):
@@ -113,7 +113,7 @@ for mode in rootful rootless; do
 	done
 	out=$WORK/mem-$mode
 	: >"$out"
-	bench_in_pidns bash "$HERE/runc-memory.sh" __mem "$mode" "$n" "$WORK" "$out" ||
+	bench_in_pidns bash "$HERE/memory.sh" __mem "$mode" "$n" "$WORK" "$out" ||
 		bench_die "the $mode run failed"
 	left=$(bench_leftovers "$mode")
 	[ -z "$left" ] || bench_die "containers left over in $mode mode: $left"

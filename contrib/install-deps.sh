@@ -55,8 +55,9 @@ deb_src() {
 
 build=(gcc make cmake pkg-config libc6-dev libcap-dev libseccomp-dev
 	libyajl-dev util-linux scdoc)
+# crun: the stock arm of the crun benchmarks (contrib/runc/compare.sh).
 demo=("${build[@]}" busybox-static golang-go
-	golang-github-opencontainers-runc-dev uidmap jq patch runc python3)
+	golang-github-opencontainers-runc-dev uidmap jq patch runc python3 crun)
 # podman (tests/bats/podman.bats): conmon, and golang-github-containers-
 # common, whose container-network-stack is containernetworking-plugins,
 # are podman's Depends, named so that --no-install-recommends changes

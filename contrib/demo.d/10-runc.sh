@@ -118,8 +118,8 @@ echo "  host:   vm.memfd_noexec=$(cat /proc/sys/vm/memfd_noexec)"
 
 echo
 echo "== memory per created container: stock runc, ours (overlay), ours forced to copy =="
-echo "   (tests/bench/runc-memory.sh 10: 10 x runc create per arm, then deleted)"
-"$REPO/tests/bench/runc-memory.sh" 10 2>&1 | sed -n '/^rootful\|^rootless\|^  /p' | sed 's/^/  /'
+echo "   (tests/bench/memory.sh 10: 10 x runc create per arm, then deleted)"
+BENCH_FAMILIES=runc "$REPO/tests/bench/memory.sh" 10 2>&1 | sed -n '/^rootful\|^rootless\|^  /p' | sed 's/^/  /'
 
 echo
 echo "== stock Debian runc against the patched one (contrib/runc/compare.sh) =="

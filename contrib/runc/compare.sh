@@ -1,19 +1,22 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 #
-# Stock runc against runc with memfd-toolkit's loader.  A documented
-# comparison, not a test: it prints what it measures and exits 0 unless it
-# cannot run at all.  Run as root.
+# Stock runc against runc with memfd-toolkit's loader (and, in the start
+# time and memory benchmarks, stock crun against crun-sealed and the
+# rebuilt crun).  A documented comparison, not a test: it prints what it
+# measures and exits 0 unless it cannot run at all.  Run as root.
 #
 #   compare.sh [table]        which runc can start a container, rootful and
 #                             rootless, at vm.memfd_noexec 0, 1 and 2, and
 #                             whether that is what we expect (stock fails
 #                             rootless at 1 and 2, patched always starts)
-#   compare.sh bench [N]      start time: tests/bench/runc-start.sh N
+#   compare.sh bench [N]      start time: tests/bench/start.sh N, runc
 #                             (stock, ours, ours forced to memfd, ours
-#                             without a clone; N rotating rounds, default 40)
-#   compare.sh memory [N]     memory: tests/bench/runc-memory.sh N (N created
-#                             containers per runc, default 100)
+#                             without a clone), then crun (stock,
+#                             crun-sealed, ours rebuilt), each with its own
+#                             table; N rotating rounds, default 40
+#   compare.sh memory [N]     memory: tests/bench/memory.sh N (N created
+#                             containers per runc and crun arm, default 100)
 #   compare.sh copy [N]       copy time when overlay is unavailable:
 #                             tests/bench/copy-time.sh N (ext4, btrfs, xfs)
 #   compare.sh all [N]        table, then the three benchmarks with their
@@ -21,12 +24,14 @@
 #
 #   STOCK=/usr/sbin/runc  PATCHED=<repo>/build/runc  TEST_USER=cbtest
 #   MEMFD_NOEXEC=<repo>/build/memfd-noexec/memfd-noexec
+#   STOCK_CRUN=/usr/bin/crun  BENCH_FAMILIES="runc crun"  (benchmarks)
 #
 # Every run happens in a new PID namespace (with its own /proc) whose
 # vm.memfd_noexec is set there; the initial namespace's value is never
 # written.  The table's bundle lives in <repo>/build/bundle-compare; the
 # benchmarks build their own runc variants (contrib/runc/build.sh
-# LOADER_REQUEST=...) into build/bench/ and stage everything in /tmp.
+# LOADER_REQUEST=...) and crun (contrib/crun/build.sh) into build/bench/
+# (BENCH_NO_BUILD=1 reuses them) and stage everything in /tmp.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -56,11 +61,11 @@ case "$mode" in
 table | all) ;;
 bench)
 	exec env STOCK="$STOCK" TEST_USER="$TEST_USER" \
-		"$TOP/tests/bench/runc-start.sh" ${rounds:+"$rounds"}
+		"$TOP/tests/bench/start.sh" ${rounds:+"$rounds"}
 	;;
 memory)
 	exec env STOCK="$STOCK" TEST_USER="$TEST_USER" \
-		"$TOP/tests/bench/runc-memory.sh" ${rounds:+"$rounds"}
+		"$TOP/tests/bench/memory.sh" ${rounds:+"$rounds"}
 	;;
 copy)
 	exec env BINARY="$PATCHED" "$TOP/tests/bench/copy-time.sh" ${rounds:+"$rounds"}
@@ -199,7 +204,7 @@ table
 if [ "$mode" = all ]; then
 	trap - EXIT
 	cleanup
-	for b in runc-start runc-memory; do
+	for b in start memory; do
 		env STOCK="$STOCK" TEST_USER="$TEST_USER" \
 			"$TOP/tests/bench/$b.sh" ${rounds:+"$rounds"}
 	done

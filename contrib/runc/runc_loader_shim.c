@@ -21,7 +21,7 @@
  * patch 0001 adds to nsexec.c, so that `runc --debug` shows them next to
  * the other nsexec messages.
  *
- * For the benchmark only (tests/bench/runc-start.sh), build.sh's
+ * For the benchmark only (tests/bench/start.sh), build.sh's
  * LOADER_REQUEST compiles in one of these (default: neither, i.e. auto):
  *   RUNC_LOADER_REQUEST=CLONED_BINARY_REQUEST_xxx  forces a method;
  *   RUNC_LOADER_NO_CLONE=1  clones nothing: runc init runs from the host's

@@ -1,10 +1,12 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: Apache-2.0
 # Smoke test of the benchmarks in tests/bench/: each runs with a tiny N
-# and prints its table.  Never asserts on a time or a size: benchmarks are
+# and prints its tables (start.sh and memory.sh: the runc family, then the
+# crun family).  Never asserts on a time or a size: benchmarks are
 # benchmark output, not tests.  What is asserted is that they ran what
-# they claim to run (each runc variant's loader marker, the reflink where
-# the filesystem has one) and left nothing behind.
+# they claim to run (each runc and crun arm's loader marker, what each
+# container's init runs from, the reflink where the filesystem has one)
+# and left nothing behind.
 
 load helpers
 
@@ -15,12 +17,28 @@ setup() {
 	bench_leftovers >"$BATS_TEST_TMPDIR/leftovers.before"
 }
 
-# bench_leftovers: the benchmarks' staging directories and their mounts.
+# bench_leftovers: the benchmarks' staging directories, their mounts and
+# the cgroups named after their containers (t<round>-<arm>, m-<arm>-<i>,
+# method-<arm>).
 bench_leftovers() {
 	{
-		ls -d /tmp/runc-bench.* /tmp/copy-time.* 2>/dev/null
+		ls -d /tmp/runc-bench.* /tmp/crun-bench.* /tmp/copy-time.* 2>/dev/null
 		grep -F '/tmp/copy-time.' /proc/self/mountinfo | cut -d' ' -f5-
+		find /sys/fs/cgroup -mindepth 2 -maxdepth 4 -type d \( -name 't[0-9]*-*' \
+			-o -name 't-1-*' -o -name 'm-*-[0-9]*' -o -name 'method-*' \) 2>/dev/null
 	} | LC_ALL=C sort
+}
+
+# family NAME: the lines of $output from the benchmark's "== NAME:" header
+# to the next family's.
+family() {
+	awk -v h="== $1:" '/^== [a-z]+:/ { on = index($0, h) == 1 } on' <<<"$output"
+}
+
+# between FROM TO TEXT: the lines of TEXT from the one matching FROM up to
+# the one matching TO (or the end).
+between() {
+	sed -n "/$1/,/$2/p" <<<"$3"
 }
 
 teardown() {
@@ -35,40 +53,77 @@ teardown() {
 	return "$rc"
 }
 
-@test "runc-start.sh: every arm runs, rootful and rootless, and the table is printed" {
-	requires root user memfd_noexec cmd:runc cmd:go cmd:jq cmd:python3 \
-		cmd:busybox cmd:cc || return 1
-	run "$REPO_ROOT/tests/bench/runc-start.sh" 1
+@test "start.sh: every arm runs, rootful and rootless, and the table is printed" {
+	requires root user memfd_noexec cmd:runc cmd:crun cmd:go cmd:jq cmd:python3 \
+		cmd:busybox cmd:cc cmd:mountpoint || return 1
+	[ -x "$SEALEXEC" ] || missing "sealexec at $SEALEXEC (cmake --build)" || return 1
+	run "$REPO_ROOT/tests/bench/start.sh" 1
 	echo "$output"
 	assert_success
+	local runc crun
+	runc=$(family runc)
+	crun=$(family crun)
 	for mode in rootful rootless; do
-		assert_output --partial "$mode: 1 rounds, ms per \`runc run\`"
+		grep -qF "$mode: 1 rounds, ms per \`runc run\`" <<<"$runc" || fail "no $mode runc table"
+		grep -qF "$mode: 1 rounds, ms per \`crun run\`" <<<"$crun" || fail "no $mode crun table"
 	done
 	# Each variant is what its name says, in both modes.
-	[ "$(grep -cE '^  ours \(default build\) +overlay ' <<<"$output")" -eq 2 ]
-	[ "$(grep -cE '^  ours, forced memfd +memfd-exec ' <<<"$output")" -eq 2 ]
-	[ "$(grep -cE '^  ours, no clone \(limit\) +none ' <<<"$output")" -eq 2 ]
-	[ "$(grep -cE '^  stock Debian runc 1.1.5 +- ' <<<"$output")" -eq 2 ]
-	[ "$(grep -cE '^  ours/noclone +[0-9.]+ ' <<<"$output")" -eq 2 ]
-	[ "$(grep -cE '^  ours/stock +[0-9.]+ ' <<<"$output")" -eq 2 ]
-	assert_output --partial "NONE, no clone: benchmark build, unprotected, never install"
+	[ "$(grep -cE '^  ours \(default build\) +overlay ' <<<"$runc")" -eq 2 ]
+	[ "$(grep -cE '^  ours, forced memfd +memfd-exec ' <<<"$runc")" -eq 2 ]
+	[ "$(grep -cE '^  ours, no clone \(limit\) +none ' <<<"$runc")" -eq 2 ]
+	[ "$(grep -cE '^  stock Debian runc 1.1.5 +- ' <<<"$runc")" -eq 2 ]
+	[ "$(grep -cE '^  ours/noclone +[0-9.]+ ' <<<"$runc")" -eq 2 ]
+	[ "$(grep -cE '^  ours/stock +[0-9.]+ ' <<<"$runc")" -eq 2 ]
+	grep -qF "NONE, no clone: benchmark build, unprotected, never install" <<<"$runc" ||
+		fail "the noclone runc does not say what it is"
+	# Stock crun prints no marker; the wrapper's sealexec and our crun
+	# print "using overlay".
+	[ "$(grep -cE '^  stock Debian crun 1\.8\.1 +- ' <<<"$crun")" -eq 2 ]
+	[ "$(grep -cE '^  crun-sealed \(stock crun on the overlay\) +overlay ' <<<"$crun")" -eq 2 ]
+	[ "$(grep -cE '^  ours \(rebuilt crun\) +overlay ' <<<"$crun")" -eq 2 ]
+	for r in ours/stock sealed/stock ours/sealed; do
+		[ "$(grep -cE "^  $r +[0-9.]+ " <<<"$crun")" -eq 2 ] || fail "no $r ratio in both modes"
+	done
+	grep -qE '^  ours +crun 1\.8\.1 .* loader: sealed W\^X ' <<<"$crun" ||
+		fail "the crun of the ours arm is not the rebuilt one"
 }
 
-@test "runc-memory.sh: created containers are counted, then all deleted" {
-	requires root user memfd_noexec cmd:runc cmd:go cmd:jq cmd:python3 \
-		cmd:busybox || return 1
-	BENCH_NO_BUILD=1 run "$REPO_ROOT/tests/bench/runc-memory.sh" 2
+@test "memory.sh: created containers are counted, then all deleted" {
+	requires root user memfd_noexec cmd:runc cmd:crun cmd:go cmd:jq cmd:python3 \
+		cmd:busybox cmd:mountpoint || return 1
+	[ -x "$SEALEXEC" ] || missing "sealexec at $SEALEXEC (cmake --build)" || return 1
+	BENCH_NO_BUILD=1 run "$REPO_ROOT/tests/bench/memory.sh" 2
 	echo "$output"
 	assert_success
+	local runc crun rootful rootless
+	runc=$(family runc)
+	crun=$(family crun)
 	for mode in rootful rootless; do
-		assert_output --partial "$mode: created containers"
+		grep -qF "$mode: created containers" <<<"$runc" || fail "no $mode runc table"
+		grep -qF "$mode: created containers" <<<"$crun" || fail "no $mode crun table"
 	done
-	[ "$(grep -cE '^  ours \(default build\) +overlay +2 ' <<<"$output")" -eq 2 ]
-	[ "$(grep -cE '^  ours, forced memfd +memfd-exec +2 ' <<<"$output")" -eq 2 ]
+	[ "$(grep -cE '^  ours \(default build\) +overlay +2 ' <<<"$runc")" -eq 2 ]
+	[ "$(grep -cE '^  ours, forced memfd +memfd-exec +2 ' <<<"$runc")" -eq 2 ]
 	# The exe classification sees what each method makes.
-	assert_output --partial "ours     binary-via-overlay"
-	assert_output --partial "memfd    memfd /memfd:"
-	assert_output --partial "goal: ours 0 copies"
+	grep -qF "    ours     binary-via-overlay" <<<"$runc" || fail "runc ours: not via the overlay"
+	grep -qF "    memfd    memfd /memfd:" <<<"$runc" || fail "runc memfd: no memfd"
+	grep -qF "goal: ours 0 copies" <<<"$runc" || fail "no runc goal line"
+	# crun: every arm, both modes, two containers each.
+	[ "$(grep -cE '^  stock Debian crun 1\.8\.1 +- +2 ' <<<"$crun")" -eq 2 ]
+	[ "$(grep -cE '^  crun-sealed \(stock crun on the overlay\) +overlay +2 ' <<<"$crun")" -eq 2 ]
+	[ "$(grep -cE '^  ours \(rebuilt crun\) +overlay +2 ' <<<"$crun")" -eq 2 ]
+	# Sealed and ours run the binary itself through the overlay in both
+	# modes; stock crun copies itself into a memfd rootless, and rootful
+	# runs its own inode through a read-only bind mount.
+	[ "$(grep -cE '^    sealed   binary-via-overlay [^;]* x2$' <<<"$crun")" -eq 2 ]
+	[ "$(grep -cE '^    ours     binary-via-overlay [^;]* x2$' <<<"$crun")" -eq 2 ]
+	rootful=$(between '^rootful: created' '^rootless: created' "$crun")
+	rootless=$(between '^rootless: created' '^goal' "$crun")
+	grep -qE '^    stock    binary [^;]* x2$' <<<"$rootful" ||
+		fail "stock crun rootful: not its own binary (bind mount)"
+	grep -qE '^    stock    memfd /memfd:crun_cloned:[^;]* x2$' <<<"$rootless" ||
+		fail "stock crun rootless: not a memfd copy"
+	grep -qF "goal: ours and sealed 0 copies" <<<"$crun" || fail "no crun goal line"
 }
 
 @test "copy-time.sh: ext4, btrfs and xfs, with a reflink where there is one" {

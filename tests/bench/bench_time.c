@@ -4,7 +4,7 @@
  * time (user + system, from wait4's rusage: the command and every
  * descendant it waited for), both in microseconds, to a file.  The CPU
  * time is less disturbed than the wall time by other load on a shared
- * machine.  Used by tests/bench/runc-start.sh; a benchmark tool, no test.
+ * machine.  Used by tests/bench/start.sh; a benchmark tool, no test.
  *
  *   bench_time FILE PREFIX CMD [ARG...]
  *

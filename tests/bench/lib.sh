@@ -1,11 +1,18 @@
 # SPDX-License-Identifier: Apache-2.0
 # shellcheck shell=bash
-# Shared by tests/bench/runc-start.sh and runc-memory.sh (sourced, not
-# run).  Benchmarks print numbers; they never pass or fail on them.
+# Shared by tests/bench/start.sh and memory.sh (sourced, not run).
+# Benchmarks print numbers; they never pass or fail on them.
 #
-# The arms, each staged as a copy in one world-readable directory on the
-# same filesystem, so that the unprivileged user can run them and no arm
-# gets another filesystem or page-cache state:
+# Two families of arms, runc and crun, each measured on its own: its own
+# staging directory, loop and table, so that arms are only ever compared
+# within a family, and the runc arms run exactly as they always have.
+# BENCH_FAMILIES (default "runc crun") says which run, in that order;
+# bench_family selects one.  Within a family, every arm is staged as a
+# copy in one world-readable directory on the same filesystem, so that
+# the unprivileged user can run them and no arm gets another filesystem or
+# page-cache state.
+#
+# runc:
 #   stock    Debian's runc 1.1.5 ($STOCK, default /usr/sbin/runc)
 #   ours     runc with the loader, default build (method overlay)
 #   memfd    ours built with LOADER_REQUEST=memfd (the copy fallback)
@@ -13,35 +20,97 @@
 #            physical limit; unprotected, only ever used here
 #   x1, x2.. only with EXTRA_RUNC="/path ...": other runcs to compare, e.g.
 #            prototypes (paths without spaces)
-# The three builds come from this tree's contrib/runc/build.sh, into
-# build/bench/ (BENCH_NO_BUILD=1 reuses what is there).
+#   The three builds come from this tree's contrib/runc/build.sh, into
+#   build/bench/runc-ARM.
+# crun:
+#   stock    Debian's crun 1.8.1 ($STOCK_CRUN, default /usr/bin/crun), which
+#            clones itself on every call: a memfd copy rootless, a
+#            read-only bind mount of itself rootful
+#   sealed   contrib/crun/crun-sealed running another copy of that stock
+#            crun from sealexec's detached read-only overlay, with this
+#            tree's build/sealexec/sealexec staged next to it
+#   ours     crun rebuilt with the loader (contrib/crun/build.sh, into
+#            build/bench/crun-ours)
+#   crun refuses this kind of machine's hybrid cgroup layout ("cgroups in
+#   hybrid mode not supported"), so the crun family's namespaces unmount
+#   the cgroup2 hierarchy at /sys/fs/cgroup/unified (in their own, private
+#   mount namespace) and crun uses cgroup v1.
+# BENCH_NO_BUILD=1 reuses the builds already in build/bench/.
 
 BENCH_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 STOCK=${STOCK:-/usr/sbin/runc}
+STOCK_CRUN=${STOCK_CRUN:-/usr/bin/crun}
 TEST_USER=${TEST_USER:-cbtest}
-BENCH_ARMS=(stock ours memfd noclone)
+BENCH_SEALEXEC=$BENCH_TOP/build/sealexec/sealexec
+BENCH_MEMFD_NOEXEC=$BENCH_TOP/build/memfd-noexec/memfd-noexec
+# shellcheck disable=SC2206 # split on purpose
+BENCH_FAMILIES=(${BENCH_FAMILIES:-runc crun})
 # shellcheck disable=SC2206 # split on purpose
 BENCH_EXTRA=(${EXTRA_RUNC:-})
-for ((i = 1; i <= ${#BENCH_EXTRA[@]}; i++)); do
-	BENCH_ARMS+=("x$i")
-done
 
 bench_die() {
 	echo "${0##*/}: $*" >&2
 	exit 1
 }
 
-# bench_check_host: what every benchmark needs, or a message saying how
-# to get it.  Packages come from contrib/install-deps.sh test.
+for f in "${BENCH_FAMILIES[@]}"; do
+	case $f in
+	runc | crun) ;;
+	*) bench_die "BENCH_FAMILIES: unknown family '$f' (runc, crun)" ;;
+	esac
+done
+unset f
+
+# bench_family runc|crun: selects the family the other functions work on:
+# BENCH_FAMILY, BENCH_ARMS and BENCH_STOCK (its stock binary).
+bench_family() {
+	BENCH_FAMILY=$1
+	case $1 in
+	runc)
+		BENCH_STOCK=$STOCK
+		BENCH_ARMS=(stock ours memfd noclone)
+		for ((i = 1; i <= ${#BENCH_EXTRA[@]}; i++)); do
+			BENCH_ARMS+=("x$i")
+		done
+		;;
+	crun)
+		BENCH_STOCK=$STOCK_CRUN
+		BENCH_ARMS=(stock sealed ours)
+		;;
+	*) bench_die "bench_family: unknown family '$1'" ;;
+	esac
+}
+
+# bench_check_host: what every benchmark of BENCH_FAMILIES needs, or a
+# message saying how to get it.  Packages come from contrib/install-deps.sh
+# test.
 bench_check_host() {
-	local c
+	local c f
 	[ "$(id -u)" -eq 0 ] || bench_die "run as root (PID namespaces, a test user)"
 	[ -e /proc/sys/vm/memfd_noexec ] ||
 		bench_die "no vm.memfd_noexec here (Linux 6.3+ needed)"
-	[ -x "$STOCK" ] || bench_die "no stock runc at $STOCK (apt-get install runc)"
-	for c in jq busybox python3 unshare setpriv go; do
+	[ -x "$BENCH_MEMFD_NOEXEC" ] ||
+		bench_die "no $BENCH_MEMFD_NOEXEC (cmake -S . -B build && cmake --build build)"
+	for c in jq busybox python3 unshare setpriv; do
 		command -v "$c" >/dev/null ||
 			bench_die "$c is missing (contrib/install-deps.sh test)"
+	done
+	for f in "${BENCH_FAMILIES[@]}"; do
+		case $f in
+		runc)
+			[ -x "$STOCK" ] || bench_die "no stock runc at $STOCK (apt-get install runc)"
+			command -v go >/dev/null ||
+				bench_die "go is missing (contrib/install-deps.sh test)"
+			;;
+		crun)
+			[ -x "$STOCK_CRUN" ] ||
+				bench_die "no stock crun at $STOCK_CRUN (apt-get install crun), or leave crun out: BENCH_FAMILIES=runc"
+			[ -x "$BENCH_SEALEXEC" ] ||
+				bench_die "no $BENCH_SEALEXEC for crun-sealed (cmake -S . -B build && cmake --build build)"
+			command -v mountpoint >/dev/null ||
+				bench_die "mountpoint is missing (util-linux)"
+			;;
+		esac
 	done
 	# Created as tests/bats/helpers.bash's ensure_test_user does.
 	id -u "$TEST_USER" >/dev/null 2>&1 ||
@@ -50,54 +119,77 @@ bench_check_host() {
 		bench_die "cannot create the test user $TEST_USER"
 }
 
-# bench_build: the three builds of ours, from this tree, into build/bench/.
+# bench_build: the builds of ours that BENCH_FAMILIES need, from this
+# tree, into build/bench/: three runcs, one crun.
 bench_build() {
-	local arm req
+	local f arm req
 	mkdir -p "$BENCH_TOP/build/bench"
-	for arm in ours memfd noclone; do
-		case $arm in
-		ours) req=auto ;;
-		memfd) req=memfd ;;
-		noclone) req=none ;;
-		esac
-		[ "${BENCH_NO_BUILD:-0}" = 1 ] && [ -x "$BENCH_TOP/build/bench/runc-$arm" ] &&
+	for f in "${BENCH_FAMILIES[@]}"; do
+		if [ "$f" = crun ]; then
+			[ "${BENCH_NO_BUILD:-0}" = 1 ] && [ -x "$BENCH_TOP/build/bench/crun-ours" ] &&
+				continue
+			OUT=$BENCH_TOP/build/bench/crun-ours "$BENCH_TOP/contrib/crun/build.sh" \
+				>"$BENCH_TOP/build/bench/build-crun-ours.log" 2>&1 ||
+				bench_die "contrib/crun/build.sh failed; see build/bench/build-crun-ours.log"
 			continue
-		LOADER_REQUEST=$req OUT=$BENCH_TOP/build/bench/runc-$arm \
-			"$BENCH_TOP/contrib/runc/build.sh" >"$BENCH_TOP/build/bench/build-$arm.log" 2>&1 ||
-			bench_die "contrib/runc/build.sh (LOADER_REQUEST=$req) failed; see build/bench/build-$arm.log"
+		fi
+		for arm in ours memfd noclone; do
+			case $arm in
+			ours) req=auto ;;
+			memfd) req=memfd ;;
+			noclone) req=none ;;
+			esac
+			[ "${BENCH_NO_BUILD:-0}" = 1 ] && [ -x "$BENCH_TOP/build/bench/runc-$arm" ] &&
+				continue
+			LOADER_REQUEST=$req OUT=$BENCH_TOP/build/bench/runc-$arm \
+				"$BENCH_TOP/contrib/runc/build.sh" >"$BENCH_TOP/build/bench/build-$arm.log" 2>&1 ||
+				bench_die "contrib/runc/build.sh (LOADER_REQUEST=$req) failed; see build/bench/build-$arm.log"
+		done
 	done
 }
 
-# bench_stage: makes $WORK (world-readable) with bin/runc-ARM for every
-# arm, a busybox bundle per mode (rootful, rootless) running PROGRAM
-# ARGS..., state directories and an XDG_RUNTIME_DIR for the test user.
-# Sets WORK; bench_cleanup removes it.
+# bench_stage PROGRAM ARGS...: makes $WORK (world-readable) with
+# bin/FAMILY-ARM for every arm of the family, a busybox bundle per mode
+# (rootful, rootless; the stock runtime's `spec`, `spec --rootless`)
+# running PROGRAM ARGS..., state directories and an XDG_RUNTIME_DIR for
+# the test user.  Sets WORK; bench_cleanup removes it.
 bench_stage() {
 	local arm m d
-	WORK=$(mktemp -d /tmp/runc-bench.XXXXXX)
+	WORK=$(mktemp -d "/tmp/$BENCH_FAMILY-bench.XXXXXX")
 	chmod 755 "$WORK"
 	mkdir -p "$WORK/bin"
-	install -m 0755 "$STOCK" "$WORK/bin/runc-stock"
-	for arm in ours memfd noclone; do
-		install -m 0755 "$BENCH_TOP/build/bench/runc-$arm" "$WORK/bin/runc-$arm"
-	done
-	for ((i = 1; i <= ${#BENCH_EXTRA[@]}; i++)); do
-		[ -x "${BENCH_EXTRA[i - 1]}" ] ||
-			bench_die "EXTRA_RUNC: ${BENCH_EXTRA[i - 1]} is not an executable"
-		install -m 0755 "${BENCH_EXTRA[i - 1]}" "$WORK/bin/runc-x$i"
-	done
+	install -m 0755 "$BENCH_STOCK" "$WORK/bin/$BENCH_FAMILY-stock"
+	if [ "$BENCH_FAMILY" = crun ]; then
+		# The wrapper finds sealexec next to itself; the crun it runs
+		# is CRUN_SEALED_CRUN (bench_runtime, start.sh's loop).
+		install -m 0755 "$BENCH_TOP/contrib/crun/crun-sealed" "$WORK/bin/crun-sealed"
+		install -m 0755 "$BENCH_SEALEXEC" "$WORK/bin/sealexec"
+		install -m 0755 "$STOCK_CRUN" "$WORK/bin/crun-sealed.crun"
+		install -m 0755 "$BENCH_TOP/build/bench/crun-ours" "$WORK/bin/crun-ours"
+	else
+		for arm in ours memfd noclone; do
+			install -m 0755 "$BENCH_TOP/build/bench/runc-$arm" "$WORK/bin/runc-$arm"
+		done
+		for ((i = 1; i <= ${#BENCH_EXTRA[@]}; i++)); do
+			[ -x "${BENCH_EXTRA[i - 1]}" ] ||
+				bench_die "EXTRA_RUNC: ${BENCH_EXTRA[i - 1]} is not an executable"
+			install -m 0755 "${BENCH_EXTRA[i - 1]}" "$WORK/bin/runc-x$i"
+		done
+	fi
 	mkdir -p "$WORK/rootfs/bin" "$WORK/rootfs/proc" "$WORK/rootfs/dev" \
 		"$WORK/rootfs/sys" "$WORK/rootfs/tmp"
 	cp "$(command -v busybox)" "$WORK/rootfs/bin/busybox"
 	for d in true sh sleep; do
 		ln -s busybox "$WORK/rootfs/bin/$d"
 	done
-	(cd "$WORK" && "$STOCK" spec && mv config.json rootful.json)
+	# In the namespace: crun clones itself even for `spec`.
+	(cd "$WORK" && bench_in_pidns "$WORK/bin/$BENCH_FAMILY-stock" spec &&
+		mv config.json rootful.json)
 	d=$WORK/spec-rootless
 	mkdir "$d"
 	chown "$TEST_USER:" "$d"
-	(cd "$d" && setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
-		--init-groups -- "$STOCK" spec --rootless)
+	(cd "$d" && bench_in_pidns setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
+		--init-groups -- "$WORK/bin/$BENCH_FAMILY-stock" spec --rootless)
 	mv "$d/config.json" "$WORK/rootless.json"
 	rmdir "$d"
 	for m in rootful rootless; do
@@ -113,46 +205,86 @@ bench_stage() {
 	chown "$TEST_USER:" "$WORK/state-rootless" "$WORK/xdg"
 }
 
-# bench_runc MODE ARM ARGS...: that arm's runc with MODE's state dir; as
-# the test user (no capabilities, its own XDG_RUNTIME_DIR) for rootless.
-bench_runc() {
+# bench_binary ARM: the staged executable that ARM runs as (for the
+# sealed arm the crun behind the wrapper).
+bench_binary() {
+	if [ "$BENCH_FAMILY" = crun ] && [ "$1" = sealed ]; then
+		echo "$WORK/bin/crun-sealed.crun"
+	else
+		echo "$WORK/bin/$BENCH_FAMILY-$1"
+	fi
+}
+
+# bench_runtime MODE ARM ARGS...: that arm's runc or crun with MODE's state
+# dir; as the test user (no capabilities, its own XDG_RUNTIME_DIR) for
+# rootless.  Needs WORK, TEST_USER and BENCH_FAMILY.
+bench_runtime() {
 	local mode=$1 arm=$2
 	shift 2
+	# The crun the sealed arm's wrapper runs; start.sh's loop sets it too.
+	if [ "$BENCH_FAMILY" = crun ]; then
+		local -x CRUN_SEALED_CRUN=$WORK/bin/crun-sealed.crun
+	fi
 	if [ "$mode" = rootless ]; then
 		setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups \
 			--inh-caps=-all -- env XDG_RUNTIME_DIR="$WORK/xdg" \
-			"$WORK/bin/runc-$arm" --root "$WORK/state-rootless" "$@"
+			"$WORK/bin/$BENCH_FAMILY-$arm" --root "$WORK/state-rootless" "$@"
 	else
-		"$WORK/bin/runc-$arm" --root "$WORK/state-rootful" "$@"
+		"$WORK/bin/$BENCH_FAMILY-$arm" --root "$WORK/state-rootful" "$@"
 	fi
 }
 
 # bench_in_pidns CMD...: CMD as root in a new PID namespace with its own
-# /proc, at vm.memfd_noexec 0 set there (never in the initial namespace).
+# /proc, at vm.memfd_noexec 0 set there (never in the initial namespace);
+# for crun also without the cgroup2 mount of a hybrid layout.
 bench_in_pidns() {
-	"$BENCH_TOP/build/memfd-noexec/memfd-noexec" run --level 0 --proc -- "$@"
+	if [ "${BENCH_FAMILY:-}" = crun ]; then
+		"$BENCH_MEMFD_NOEXEC" run --level 0 --proc -- sh -c '
+			if mountpoint -q /sys/fs/cgroup/unified; then
+				umount /sys/fs/cgroup/unified || exit 125
+			fi
+			exec "$@"' sh "$@"
+	else
+		"$BENCH_MEMFD_NOEXEC" run --level 0 --proc -- "$@"
+	fi
 }
 
-# bench_method MODE ARM: the loader's marker from one `runc --debug
-# create` (then delete -f), read from runc's --log file; "-" for stock,
-# which logs none.
+# bench_ns_runtime MODE ARM ARGS...: bench_runtime in its own namespace
+# (bench_in_pidns), for the calls outside the measured loops.
+bench_ns_runtime() {
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	bench_in_pidns bash -c "$(declare -f bench_runtime)"'
+		WORK=$1 TEST_USER=$2 BENCH_FAMILY=$3; shift 3
+		bench_runtime "$@"' _ "$WORK" "$TEST_USER" "$BENCH_FAMILY" "$@"
+}
+
+# bench_method MODE ARM: the loader's marker from one create (then
+# delete -f): runc's from `runc --debug`'s --log file, crun's from the
+# stderr of crun-sealed (sealexec) or of our crun with their debug
+# variables; "-" for stock, which prints none.
 bench_method() {
 	local log=$WORK/logs/method-$1-$2 out
 	# shellcheck disable=SC2016 # expanded by the inner bash
-	out=$(bench_in_pidns bash -c "$(declare -f bench_runc)"'
-		WORK=$1 TEST_USER=$2 log=$3; shift 3
-		bench_runc "$1" "$2" --debug --log "$log" create \
-			-b "$WORK/bundle-$1" "method-$2" </dev/null >/dev/null 2>&1 || exit
-		bench_runc "$1" "$2" delete -f "method-$2"' \
-		_ "$WORK" "$TEST_USER" "$log" "$1" "$2" 2>&1) ||
-		bench_die "runc-$2 ($1) cannot create a container: $out $(tail -3 "$log" 2>/dev/null)"
+	out=$(bench_in_pidns bash -c "$(declare -f bench_runtime)"'
+		WORK=$1 TEST_USER=$2 BENCH_FAMILY=$3 log=$4; shift 4
+		if [ "$BENCH_FAMILY" = runc ]; then
+			bench_runtime "$1" "$2" --debug --log "$log" create \
+				-b "$WORK/bundle-$1" "method-$2" </dev/null >/dev/null 2>&1 || exit
+		else
+			CRUN_SEALED_DEBUG=1 CRUN_MEMFD_TOOLKIT_DEBUG=1 bench_runtime "$1" "$2" \
+				create -b "$WORK/bundle-$1" "method-$2" </dev/null >/dev/null 2>"$log" ||
+				exit
+		fi
+		bench_runtime "$1" "$2" delete -f "method-$2"' \
+		_ "$WORK" "$TEST_USER" "$BENCH_FAMILY" "$log" "$1" "$2" 2>&1) ||
+		bench_die "$BENCH_FAMILY-$2 ($1) cannot create a container: $out $(tail -3 "$log" 2>/dev/null)"
 	sed -n 's/.*cloned_binary: using \([a-z-]*\).*/\1/p' "$log" | head -1 |
 		grep . || echo -
 }
 
 # bench_leftovers MODE: any container still listed by MODE's state dir.
 bench_leftovers() {
-	bench_runc "$1" stock list -q 2>/dev/null || true
+	bench_ns_runtime "$1" stock list -q 2>/dev/null || true
 }
 
 bench_cleanup() {
@@ -160,12 +292,13 @@ bench_cleanup() {
 	[ -n "${WORK:-}" ] && [ -d "$WORK" ] || return 0
 	for m in rootful rootless; do
 		for id in $(bench_leftovers "$m"); do
-			bench_runc "$m" stock delete -f "$id" >/dev/null 2>&1 || true
+			bench_ns_runtime "$m" stock delete -f "$id" >/dev/null 2>&1 || true
 		done
 	done
 	case "$WORK" in
-	/tmp/runc-bench.*) rm -rf -- "$WORK" ;;
+	/tmp/runc-bench.* | /tmp/crun-bench.*) rm -rf -- "$WORK" ;;
 	esac
+	WORK=
 }
 
 bench_versions() {
@@ -173,10 +306,20 @@ bench_versions() {
 	echo "host vm.memfd_noexec: $(cat /proc/sys/vm/memfd_noexec) (never written; each mode runs in a child PID namespace at 0)"
 	echo "kernel: $(uname -r), $(nproc) CPUs, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 	for arm in "${BENCH_ARMS[@]}"; do
-		printf '  %-8s %s\n' "$arm" \
-			"$("$WORK/bin/runc-$arm" --version | sed -n 's/^commit: //p')"
+		if [ "$BENCH_FAMILY" = runc ]; then
+			printf '  %-8s %s\n' "$arm" \
+				"$("$WORK/bin/runc-$arm" --version | sed -n 's/^commit: //p')"
+		else
+			# crun --version: its version, commit and (ours) loader lines.
+			printf '  %-8s %s\n' "$arm" "$(bench_ns_runtime rootful "$arm" --version |
+				sed -n 's/^crun version /crun /p; s/^commit: /commit /p; s/^loader: /loader: /p' |
+				paste -sd ' ')"
+		fi
 	done
+	[ "$BENCH_FAMILY" = crun ] &&
+		printf '  %-8s %s\n' "" "(sealed: contrib/crun/crun-sealed with $("$WORK/bin/sealexec" --version))"
 	for ((i = 1; i <= ${#BENCH_EXTRA[@]}; i++)); do
+		[ "$BENCH_FAMILY" = runc ] || break
 		printf '  x%-7s %s\n' "$i" "${BENCH_EXTRA[i - 1]}"
 	done
 }

@@ -1,18 +1,21 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Tables for tests/bench/runc-start.sh and runc-memory.sh (benchmark
-output, not a test).
+"""Tables for tests/bench/start.sh and memory.sh (benchmark output,
+not a test).
 
-  stats.py start MODE TIMES [ARM=METHOD ...]
-  stats.py memory MODE RECORDS [ARM=METHOD ...]
+  stats.py start [--family=runc|crun] MODE TIMES [ARM=METHOD ...]
+  stats.py memory [--family=runc|crun] MODE RECORDS [ARM=METHOD ...]
 
+The family (default runc) names the arms, their labels and the ratios.
 TIMES has lines "ARM ROUND WALL_US CPU_US".  Prints, per arm, the wall
 time's median, p90 (nearest rank) and mean and the CPU time's median in
-ms, then ours/noclone and ours/stock as
-the ratio of the medians with a bootstrap 95% interval (rounds resampled
-together, so that the pairing within a round is kept), as the median of
-the per-round ratios, and as the ratio of the CPU medians.
+ms, then the family's ratios (runc: ours/noclone, ours/stock,
+memfd/noclone, stock/noclone; crun: ours/stock, sealed/stock,
+ours/sealed) as the ratio of the medians with a bootstrap 95% interval
+(rounds resampled together, so that the pairing within a round is kept),
+as the median of the per-round ratios, and as the ratio of the CPU
+medians.
 
-RECORDS (runc-memory.sh) has lines "arm ARM SHMEM_BEFORE SHMEM_AFTER
+RECORDS (memory.sh) has lines "arm ARM SHMEM_BEFORE SHMEM_AFTER
 DEV:INO SLAB_BEFORE SLAB_AFTER", "init ARM PSS RSS DEV:INO KIND EXE" (kB; KIND is memfd,
 unlinked, binary, binary-via-overlay or file) and "deleted ARM SHMEM".
 """
@@ -20,13 +23,41 @@ import random
 import statistics
 import sys
 
-ARMS = ["stock", "ours", "memfd", "noclone"]
-LABELS = {
-    "stock": "stock Debian runc 1.1.5",
-    "ours": "ours (default build)",
-    "memfd": "ours, forced memfd",
-    "noclone": "ours, no clone (limit)",
+FAMILIES = {
+    "runc": {
+        "arms": ["stock", "ours", "memfd", "noclone"],
+        "labels": {
+            "stock": "stock Debian runc 1.1.5",
+            "ours": "ours (default build)",
+            "memfd": "ours, forced memfd",
+            "noclone": "ours, no clone (limit)",
+        },
+        "ratios": [("ours", "noclone"), ("ours", "stock"),
+                   ("memfd", "noclone"), ("stock", "noclone")],
+        # What each container's init is, for the memory table.
+        "init": "runc init's",
+    },
+    "crun": {
+        "arms": ["stock", "sealed", "ours"],
+        "labels": {
+            "stock": "stock Debian crun 1.8.1",
+            "sealed": "crun-sealed (stock crun on the overlay)",
+            "ours": "ours (rebuilt crun)",
+        },
+        "ratios": [("ours", "stock"), ("sealed", "stock"),
+                   ("ours", "sealed")],
+        "init": "crun's container processes'",
+    },
 }
+# Set by main() from --family.
+FAMILY = "runc"
+ARMS = []
+LABELS = {}
+
+
+def width():
+    """The arm column: as wide as the longest label, at least 26."""
+    return max([26] + [len(label) for label in LABELS.values()])
 
 
 def p90(values):
@@ -64,26 +95,25 @@ def start(mode, path, methods):
             rounds[arm][int(rnd)] = int(us) / 1000.0
             cpu[arm][int(rnd)] = int(cpu_us) / 1000.0
     n = min(len(r) for r in rounds.values())
-    print(f"{mode}: {n} rounds, ms per `runc run`")
-    print(f"  {'arm':<26} {'method':<11} {'median':>8} {'p90':>8} "
+    w = width()
+    print(f"{mode}: {n} rounds, ms per `{FAMILY} run`")
+    print(f"  {'arm':<{w}} {'method':<11} {'median':>8} {'p90':>8} "
           f"{'mean':>8} {'CPU med':>8}")
     for arm in ARMS:
         v = list(rounds[arm].values())
         if not v:
-            print(f"  {LABELS[arm]:<26} {methods.get(arm, '-'):<11} no data")
+            print(f"  {LABELS[arm]:<{w}} {methods.get(arm, '-'):<11} no data")
             continue
-        print(f"  {LABELS[arm]:<26} {methods.get(arm, '-'):<11} "
+        print(f"  {LABELS[arm]:<{w}} {methods.get(arm, '-'):<11} "
               f"{statistics.median(v):8.2f} {p90(v):8.2f} "
               f"{statistics.mean(v):8.2f} "
               f"{statistics.median(cpu[arm].values()):8.2f}")
     rng = random.Random(1)
     print(f"  {'ratio':<14} {'median':>6}  {'95% interval':<16}  "
           f"{'per-round':>9}  {'CPU ratio':>9}")
-    pairs = [("ours/noclone", "ours", "noclone"),
-             ("ours/stock", "ours", "stock"),
-             ("memfd/noclone", "memfd", "noclone"),
-             ("stock/noclone", "stock", "noclone")]
-    for arm in ARMS[4:]:
+    pairs = [(f"{a}/{b}", a, b) for a, b in FAMILIES[FAMILY]["ratios"]]
+    # EXTRA_RUNC's arms, after the family's own.
+    for arm in ARMS[len(FAMILIES[FAMILY]["arms"]):]:
         pairs += [(f"{arm}/noclone", arm, "noclone"),
                   (f"{arm}/stock", arm, "stock")]
     for name, a, b in pairs:
@@ -103,14 +133,15 @@ def memory(mode, path, methods):
                 inits[w[1]].append((int(w[2]), int(w[3]), w[4], w[5], w[6]))
     print(f"{mode}: created containers, MB (10^6 bytes); Shmem and Slab per "
           "container = (after - before) / N")
-    print(f"  {'arm':<26} {'method':<11} {'N':>4} {'Shmem/ctr':>9} "
+    w = width()
+    print(f"  {'arm':<{w}} {'method':<11} {'N':>4} {'Shmem/ctr':>9} "
           f"{'Slab/ctr':>8} "
           f"{'Pss med':>8} {'Pss mean':>8} {'Rss med':>8} {'copies':>6} "
           f"{'binary':>8} {'Shmem left':>10}")
     for arm in ARMS:
         v = inits[arm]
         if arm not in shm or not v:
-            print(f"  {LABELS[arm]:<26} no data")
+            print(f"  {LABELS[arm]:<{w}} no data")
             continue
         n = len(v)
         before, after, slab_before, slab_after = shm[arm]
@@ -119,14 +150,15 @@ def memory(mode, path, methods):
         copies = len({x[2] for x in v if x[3] in ("memfd", "unlinked")})
         same = sum(1 for x in v if x[3].startswith("binary"))
         left = deleted.get(arm, before) - before
-        print(f"  {LABELS[arm]:<26} {methods.get(arm, '-'):<11} {n:>4} "
+        print(f"  {LABELS[arm]:<{w}} {methods.get(arm, '-'):<11} {n:>4} "
               f"{(after - before) / n * 1.024 / 1000:9.2f} "
               f"{(slab_after - slab_before) / n * 1.024 / 1000:8.3f} "
               f"{statistics.median(pss) * 1.024 / 1000:8.2f} "
               f"{statistics.mean(pss) * 1.024 / 1000:8.2f} "
               f"{statistics.median(rss) * 1.024 / 1000:8.2f} "
               f"{copies:>6} {same:>8} {left * 1.024 / 1000:10.1f}")
-    print("  runc init's /proc/PID/exe (kind, first link seen, count):")
+    print(f"  {FAMILIES[FAMILY]['init']} /proc/PID/exe "
+          "(kind, first link seen, count):")
     for arm in ARMS:
         kinds = {}
         for x in inits[arm]:
@@ -137,15 +169,22 @@ def memory(mode, path, methods):
 
 
 def main(argv):
-    if len(argv) < 4 or argv[1] not in ("start", "memory"):
+    global FAMILY
+    args = argv[1:]
+    if len(args) > 1 and args[1].startswith("--family="):
+        FAMILY = args.pop(1)[len("--family="):]
+    if len(args) < 3 or args[0] not in ("start", "memory") or \
+            FAMILY not in FAMILIES:
         print(__doc__, file=sys.stderr)
         return 2
-    methods = dict(a.split("=", 1) for a in argv[4:])
+    ARMS[:] = FAMILIES[FAMILY]["arms"]
+    LABELS.update(FAMILIES[FAMILY]["labels"])
+    methods = dict(a.split("=", 1) for a in args[3:])
     for arm in methods:
         if arm not in ARMS:
             ARMS.append(arm)
             LABELS[arm] = f"{arm} (EXTRA_RUNC)"
-    (start if argv[1] == "start" else memory)(argv[2], argv[3], methods)
+    (start if args[0] == "start" else memory)(args[1], args[2], methods)
     return 0
 
 

@@ -102,15 +102,21 @@ crun_teardown() {
 
 # crun_ns LEVEL CMD...: CMD as root in a child PID namespace at LEVEL with
 # its own mount namespace and /proc, where a hybrid layout's cgroup2 mount
-# is gone (crun supports cgroup v1 or v2, not both).
+# is gone (crun supports cgroup v1 or v2, not both).  CMD gets
+# CRUN_NS_TIMEOUT seconds (default 120; one crun command takes well under
+# 10 s here), then the namespace is killed and CMD fails with 137.  The
+# namespace's init is the root sh, which runs CMD as its child rather than
+# exec it: a rootless CMD changes uid, which would clear the parent-death
+# signal that takes the namespace down (see at_level).
 crun_ns() {
 	local level="$1"
 	shift
-	at_level --proc "$level" sh -c '
+	at_level --proc --timeout "${CRUN_NS_TIMEOUT:-120}" "$level" sh -c '
 		if mountpoint -q /sys/fs/cgroup/unified; then
 			umount /sys/fs/cgroup/unified || exit 125
 		fi
-		exec "$@"' sh "$@"
+		"$@"
+		exit "$?" # not the last command: no shell may exec it' sh "$@"
 }
 
 # as MODE BINARY [PREFIX...]: $T/runc, this test's crun command (PREFIX,

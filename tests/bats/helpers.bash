@@ -102,24 +102,44 @@ as_user() {
 		--inh-caps=-all -- "$@"
 }
 
-# at_level [--proc] N CMD...: run CMD as root in a new child PID namespace
-# whose vm.memfd_noexec was set to N there (never in the initial
-# namespace).  --proc also gives it a mount namespace with its own /proc,
-# which runc needs to find its children; without it /proc stays the
+# at_level [--proc] [--timeout S] N CMD...: run CMD as root in a new child
+# PID namespace whose vm.memfd_noexec was set to N there (never in the
+# initial namespace).  --proc also gives it a mount namespace with its own
+# /proc, which runc needs to find its children; without it /proc stays the
 # host's.  N "host": CMD runs as it is, in the current namespaces.
+#
+# --timeout S: after S seconds unshare is killed (status 137), its child
+# with it (--kill-child), and with that child, the namespace's init, every
+# process in the namespace.  A hung CMD then fails its test; without this
+# a process left holding `run`'s output pipe blocks bats for good, and
+# BATS_TEST_TIMEOUT cannot end the test.  The parent-death signal is
+# cleared when a process changes its uid or gid, so under --timeout CMD
+# must keep the init a root process that does not exec into setpriv or a
+# setuid binary (crun_ns runs its command as a child).  Only for a CMD in
+# the foreground: a caller that walks the process tree from $! finds one
+# more process.
 at_level() {
-	local -a ns=(--pid --fork --kill-child)
-	if [ "$1" = --proc ]; then
-		ns+=(--mount-proc)
-		shift
-	fi
+	local -a ns=(--pid --fork --kill-child) bound=()
+	while :; do
+		case "$1" in
+		--proc)
+			ns+=(--mount-proc)
+			shift
+			;;
+		--timeout)
+			bound=(timeout --foreground --kill-after=5 --signal=KILL "$2")
+			shift 2
+			;;
+		*) break ;;
+		esac
+	done
 	local level="$1"
 	shift
 	if [ "$level" = host ]; then
 		"$@"
 		return
 	fi
-	unshare "${ns[@]}" -- sh -c \
+	"${bound[@]}" unshare "${ns[@]}" -- sh -c \
 		'echo "$0" > /proc/sys/vm/memfd_noexec || exit 125; exec "$@"' \
 		"$level" "$@"
 }

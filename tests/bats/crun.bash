@@ -102,12 +102,9 @@ crun_teardown() {
 
 # crun_ns LEVEL CMD...: CMD as root in a child PID namespace at LEVEL with
 # its own mount namespace and /proc, where a hybrid layout's cgroup2 mount
-# is gone (crun supports cgroup v1 or v2, not both).  CMD gets
-# CRUN_NS_TIMEOUT seconds (default 120; one crun command takes well under
-# 10 s here), then the namespace is killed and CMD fails with 137.  The
-# namespace's init is the root sh, which runs CMD as its child rather than
-# exec it: a rootless CMD changes uid, which would clear the parent-death
-# signal that takes the namespace down (see at_level).
+# is gone (crun supports cgroup v1 or v2, not both).  The namespace lives
+# CRUN_NS_TIMEOUT seconds at most (default 120; one crun command takes
+# well under 10 s here), then it is killed and CMD fails with 137.
 crun_ns() {
 	local level="$1"
 	shift
@@ -115,8 +112,7 @@ crun_ns() {
 		if mountpoint -q /sys/fs/cgroup/unified; then
 			umount /sys/fs/cgroup/unified || exit 125
 		fi
-		"$@"
-		exit "$?" # not the last command: no shell may exec it' sh "$@"
+		exec "$@"' sh "$@"
 }
 
 # as MODE BINARY [PREFIX...]: $T/runc, this test's crun command (PREFIX,

@@ -102,32 +102,48 @@ as_user() {
 		--inh-caps=-all -- "$@"
 }
 
+# kill_after S CMD...: CMD, killed with SIGKILL after S seconds (status
+# 137).  For a CMD that starts a child PID namespace, this bounds the
+# whole namespace only if CMD is unshare --fork --kill-child and the
+# namespace's init stays a root process that does not exec into setpriv
+# or a setuid binary: unshare's --kill-child is a parent-death signal,
+# which the kernel clears when the process changes its uid or gid.  The
+# init then runs the real command as a child ("$@"; exit "$?", since sh
+# may exec its last command).  Without a bound, a hung command's
+# processes keep `run`'s output pipe open and bats waits for good:
+# BATS_TEST_TIMEOUT signals only the test's own children, and unshare
+# blocks SIGTERM and SIGINT.
+kill_after() {
+	local s="$1"
+	shift
+	timeout --foreground --signal=KILL "$s" "$@"
+}
+
 # at_level [--proc] [--timeout S] N CMD...: run CMD as root in a new child
 # PID namespace whose vm.memfd_noexec was set to N there (never in the
 # initial namespace).  --proc also gives it a mount namespace with its own
 # /proc, which runc needs to find its children; without it /proc stays the
 # host's.  N "host": CMD runs as it is, in the current namespaces.
 #
-# --timeout S: after S seconds unshare is killed (status 137), its child
-# with it (--kill-child), and with that child, the namespace's init, every
-# process in the namespace.  A hung CMD then fails its test; without this
-# a process left holding `run`'s output pipe blocks bats for good, and
-# BATS_TEST_TIMEOUT cannot end the test.  The parent-death signal is
-# cleared when a process changes its uid or gid, so under --timeout CMD
-# must keep the init a root process that does not exec into setpriv or a
-# setuid binary (crun_ns runs its command as a child).  Only for a CMD in
-# the foreground: a caller that walks the process tree from $! finds one
-# more process.
+# With --proc the namespace lives AT_LEVEL_TIMEOUT seconds at most (300;
+# --timeout S sets another bound, and also applies without --proc), then
+# it is killed and CMD fails with 137 (see kill_after): a hung runtime
+# fails its test instead of holding CI.  Bounded, the namespace's init is
+# at_level's root sh and CMD its child.  Unbounded (no --proc, no
+# --timeout: for callers that start the namespace in the background and
+# walk its process tree from $!), CMD is the init.
 at_level() {
-	local -a ns=(--pid --fork --kill-child) bound=()
+	local -a ns=(--pid --fork --kill-child)
+	local limit='' proc=''
 	while :; do
 		case "$1" in
 		--proc)
 			ns+=(--mount-proc)
+			proc=1
 			shift
 			;;
 		--timeout)
-			bound=(timeout --foreground --kill-after=5 --signal=KILL "$2")
+			limit="$2"
 			shift 2
 			;;
 		*) break ;;
@@ -139,8 +155,15 @@ at_level() {
 		"$@"
 		return
 	fi
-	"${bound[@]}" unshare "${ns[@]}" -- sh -c \
-		'echo "$0" > /proc/sys/vm/memfd_noexec || exit 125; exec "$@"' \
+	[ -n "$limit" ] || [ -z "$proc" ] || limit="${AT_LEVEL_TIMEOUT:-300}"
+	if [ -z "$limit" ]; then
+		unshare "${ns[@]}" -- sh -c \
+			'echo "$0" > /proc/sys/vm/memfd_noexec || exit 125; exec "$@"' \
+			"$level" "$@"
+		return
+	fi
+	kill_after "$limit" unshare "${ns[@]}" -- sh -c \
+		'echo "$0" > /proc/sys/vm/memfd_noexec || exit 125; "$@"; exit "$?"' \
 		"$level" "$@"
 }
 

@@ -320,7 +320,7 @@ rootful_import() {
 	rootful_globals
 	rootful_env
 	mkdir -p "$PODMAN_T/rootful/tmp"
-	unshare --pid --fork --kill-child --mount-proc -- sh -c \
+	kill_after "${PODMAN_TIMEOUT:-300}" unshare --pid --fork --kill-child --mount-proc -- sh -c \
 		'mount -t tmpfs -o mode=0755 podman-bats /var/lib && exec "$@"' sh \
 		env "${ROOTFUL_ENV[@]}" podman "${ROOTFUL_GLOBALS[@]}" "$@"
 }
@@ -414,13 +414,17 @@ rpodman() {
 	rm -f "$r/tmp/pause.pid"
 	# In the new mount namespace (private, as unshare makes it) "/" is made
 	# shared again, in peer groups of its own, for podman's rootless mounts.
-	unshare --pid --fork --kill-child --mount-proc -- sh -c '
+	# The session lives PODMAN_TIMEOUT seconds at most (300), then it is
+	# killed (137); so that the kill reaches it, the root sh stays the
+	# namespace's init and runs setpriv as a child (see kill_after).
+	kill_after "${PODMAN_TIMEOUT:-300}" unshare --pid --fork --kill-child --mount-proc -- sh -c '
 		[ "$0" = inherit ] || echo "$0" >/proc/sys/vm/memfd_noexec || exit 125
 		# crun (crun.bats) refuses a hybrid cgroup layout: v1 alone.
 		[ -z "${RPODMAN_CGROUP_V1:-}" ] || ! mountpoint -q /sys/fs/cgroup/unified ||
 			umount /sys/fs/cgroup/unified || exit 125
 		mount --make-rshared / || exit 125
-		exec "$@"' "$level" \
+		"$@"
+		exit "$?"' "$level" \
 		setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups \
 		--inh-caps=-all -- \
 		env HOME="$r/home" XDG_RUNTIME_DIR="$r/xdg" \

@@ -361,9 +361,19 @@ podman_ns_stop() {
 	PODMAN_NS_PID='' PODMAN_NS_UNSHARE=''
 }
 
-# in_podman_ns CMD...: CMD in the holder's PID and mount namespaces.
+# in_podman_ns CMD...: CMD in the holder's PID and mount namespaces, for
+# PODMAN_TIMEOUT seconds at most (300).  Then nsenter is stopped, and since
+# its child lives on in the holder (and would hold `run`'s pipe, see
+# kill_after), the holder is killed with everything in it; CMD fails with
+# 124 and the holder is gone for the rest of the test.
 in_podman_ns() {
-	nsenter --target "$PODMAN_NS_PID" --pid --mount -- "$@"
+	local limit="${PODMAN_TIMEOUT:-300}" start="$SECONDS" rc=0
+	timeout --foreground "$limit" nsenter --target "$PODMAN_NS_PID" --pid --mount -- "$@" || rc=$?
+	if [ "$rc" -eq 124 ] && [ $((SECONDS - start)) -ge "$limit" ]; then
+		echo "in_podman_ns: '$1' still ran after $limit s (PODMAN_TIMEOUT); killed the holder (PID $PODMAN_NS_PID) and everything in it" >&2
+		kill -KILL "$PODMAN_NS_PID" 2>/dev/null
+	fi
+	return "$rc"
 }
 
 # rootful_podman [GLOBAL_OPTS...] COMMAND ...: rootful podman with this

@@ -118,12 +118,25 @@ CFLAGS=$(dpkg-buildflags --get CFLAGS)
 CPPFLAGS=$(dpkg-buildflags --get CPPFLAGS)
 LDFLAGS=$(dpkg-buildflags --get LDFLAGS)
 export CFLAGS CPPFLAGS LDFLAGS
+# No step runs beside another that writes what it reads.  libocispec is
+# built first, to the end: it regenerates the ocispec headers that crun's
+# own sources include, and `make crun` alone (unlike `make all`, which
+# goes through SUBDIRS first) would compile those sources while the
+# headers are being replaced.  Its four generator runs (the stamps) write
+# into one directory, so they run one at a time.
+stamps=(src/runtime_spec_stamp src/image_spec_stamp src/image_manifest_stamp src/basic-test_stamp)
 {
 	autoreconf -fi &&
 		./configure --prefix=/usr --disable-shared --enable-static &&
 		make -j"$(nproc)" .version git-version.h &&
+		make -j1 -C libocispec "${stamps[@]}" &&
+		make -j"$(nproc)" -C libocispec libocispec.la &&
 		make -j"$(nproc)" MEMFD_TOOLKIT_LIBS="$libs" crun
 } >"$log" 2>&1 || {
+	# A parallel make's first error can be far above its last lines, and
+	# the next build overwrites $log: the errors first, then the end.
+	grep -n -m 20 -E 'error:|Error:|Error [0-9]+|Traceback|No such file|undefined reference' "$log" >&2 || true
+	echo "build.sh: ... the end of $log:" >&2
 	tail -30 "$log" >&2
 	die "the crun build failed (log: $log)"
 }

@@ -119,7 +119,8 @@ for suite in tests/bats/*.bats; do
 	# holding CI to its 90-minute limit.  The longest test here (a bench.bats
 	# build and run) takes about 100 s.  This ends only a test whose
 	# processes die with it: a namespace must be bounded where it is made
-	# (at_level --timeout), since bats signals only the test's own children.
+	# (kill_after in helpers.bash), since bats signals only the test's own
+	# children.
 	BATS_TEST_TIMEOUT="${BATS_TEST_TIMEOUT:-900}" BUILD_DIR="$REPO/build" \
 		bats --tap "$suite" >"$LOGDIR/bats-$name.log" 2>&1
 	sed 's/^/  /' "$LOGDIR/bats-$name.log"

@@ -26,47 +26,54 @@ teardown() {
 	assert_host_level_unchanged "$HOST_LEVEL_BEFORE"
 }
 
-# wait_bounded PID: waits 30 s at most for the background job PID; fails
-# the test if it still runs, else sets RC to its status.
-wait_bounded() {
+# gone_within PID TENTHS: 0 once PID has gone (polled every 0.1 s), 1 if
+# it still runs after TENTHS tenths of a second.
+gone_within() {
 	local i
-	RC=0
-	for ((i = 0; i < 300; i++)); do
-		kill -0 "$1" 2>/dev/null || break
+	for ((i = 0; i < $2; i++)); do
+		kill -0 "$1" 2>/dev/null || return 0
 		sleep 0.1
 	done
 	if kill -0 "$1" 2>/dev/null; then
-		fail "still running after 30 s: the bound does not work"
-		return
+		return 1
 	fi
-	wait "$1" || RC=$?
 }
 
-# hang_bounded CMD...: at_level --proc --timeout 2 0 CMD... bash, where
-# bash prints "started" and then sleeps for good, as $MARK; checks that
-# at_level returned 137 within 30 s and that nothing carrying $MARK is
-# left.
-hang_bounded() {
-	local out="$BATS_TEST_TMPDIR/out" rc left
-	at_level --proc --timeout 2 0 "$@" bash -c 'echo started; exec -a "$0" sleep 1000' "$MARK" \
-		</dev/null >"$out" 2>&1 3>&- &
-	wait_bounded "$!" || return
-	rc=$RC
-	grep -qx started "$out" || { fail "the command never started: $(cat "$out")"; return; }
-	[ "$rc" -eq 137 ] || { fail "at_level exited $rc, not 137 (killed): $(cat "$out")"; return; }
+# expect_bounded STATUS CMD...: runs CMD... bash, where bash prints
+# "started" and then sleeps for good as $MARK, in the background with its
+# output in $OUT; fails the test unless it ended within 30 s, had started,
+# and exited with STATUS.
+expect_bounded() {
+	local want="$1" pid rc=0
+	shift
+	OUT="$BATS_TEST_TMPDIR/out"
+	"$@" bash -c 'echo started; exec -a "$0" sleep 1000' "$MARK" </dev/null >"$OUT" 2>&1 3>&- &
+	pid=$!
+	gone_within "$pid" 300 || { fail "still running after 30 s: the bound does not work"; return; }
+	wait "$pid" || rc=$?
+	grep -qx started "$OUT" || { fail "the command never started: $(cat "$OUT")"; return; }
+	[ "$rc" -eq "$want" ] || fail "$1 exited $rc, not $want: $(cat "$OUT")"
+}
+
+# refute_mark_left: no process carrying $MARK outlived the bound.
+refute_mark_left() {
+	local left
 	left=$(pgrep -af "$MARK") || true
 	[ -z "$left" ] || fail "processes outlived the bound: $left"
 }
 
 @test "at_level --timeout: a hung command as root fails with 137 and its namespace goes" {
 	requires root memfd_noexec
-	hang_bounded
+	expect_bounded 137 at_level --proc --timeout 2 0 || return
+	refute_mark_left
 }
 
 @test "at_level --timeout: a hung command that changed its uid in the namespace goes too" {
 	requires root memfd_noexec user
-	hang_bounded setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups \
-		--inh-caps=-all --
+	expect_bounded 137 at_level --proc --timeout 2 0 \
+		setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --inh-caps=-all -- ||
+		return
+	refute_mark_left
 }
 
 @test "at_level --proc is bounded without --timeout (AT_LEVEL_TIMEOUT)" {
@@ -83,21 +90,12 @@ hang_bounded() {
 
 @test "in_podman_ns: a command hung in the podman holder fails with 124, and the holder goes" {
 	requires root memfd_noexec
-	local out="$BATS_TEST_TMPDIR/out" holder left i
+	local holder
 	podman_ns_start 0
 	holder="$PODMAN_NS_PID"
-	PODMAN_TIMEOUT=2 in_podman_ns bash -c 'echo started; exec -a "$0" sleep 1000' "$MARK" \
-		</dev/null >"$out" 2>&1 3>&- &
-	wait_bounded "$!" || return
-	grep -qx started "$out" || { fail "the command never started: $(cat "$out")"; return; }
-	[ "$RC" -eq 124 ] || { fail "in_podman_ns exited $RC, not 124: $(cat "$out")"; return; }
-	grep -q "killed the holder (PID $holder)" "$out" || fail "no word of the kill: $(cat "$out")"
+	PODMAN_TIMEOUT=2 expect_bounded 124 in_podman_ns || return
+	grep -q "killed the holder (PID $holder)" "$OUT" || fail "no word of the kill: $(cat "$OUT")"
 	# Killed, it is gone once unshare has reaped it.
-	for ((i = 0; i < 50; i++)); do
-		kill -0 "$holder" 2>/dev/null || break
-		sleep 0.1
-	done
-	! kill -0 "$holder" 2>/dev/null || fail "the holder (PID $holder) still runs after 5 s"
-	left=$(pgrep -af "$MARK") || true
-	[ -z "$left" ] || fail "processes outlived the bound: $left"
+	gone_within "$holder" 50 || fail "the holder (PID $holder) still runs after 5 s"
+	refute_mark_left
 }

@@ -134,12 +134,12 @@ kill_after() {
 # walk its process tree from $!), CMD is the init.
 at_level() {
 	local -a ns=(--pid --fork --kill-child)
-	local limit='' proc=''
+	local limit=''
 	while :; do
 		case "$1" in
 		--proc)
 			ns+=(--mount-proc)
-			proc=1
+			limit="${limit:-${AT_LEVEL_TIMEOUT:-300}}"
 			shift
 			;;
 		--timeout)
@@ -155,7 +155,6 @@ at_level() {
 		"$@"
 		return
 	fi
-	[ -n "$limit" ] || [ -z "$proc" ] || limit="${AT_LEVEL_TIMEOUT:-300}"
 	if [ -z "$limit" ]; then
 		unshare "${ns[@]}" -- sh -c \
 			'echo "$0" > /proc/sys/vm/memfd_noexec || exit 125; exec "$@"' \

@@ -9,7 +9,7 @@
 # What a Debian packager would do by hand, in build/deb/runc-src/:
 #  - `apt-get source runc` (a deb-src entry for bookworm is added once, by
 #    contrib/install-deps.sh deb-src), and its Build-Depends;
-#  - our patches (contrib/runc/patches/) appended to debian/patches/series
+#  - our patches (contrib/runc/1.1/patches/) appended to debian/patches/series
 #    as a quilt series, after Debian's own;
 #  - the loader's C sources and our Go files copied where debian/rules
 #    builds them (libcontainer/nsenter/ and the tree), runc's own
@@ -70,7 +70,7 @@ case "$version" in
 esac
 
 # The quilt series: Debian's, then ours.
-for p in "$HERE"/patches/*.patch; do
+for p in "$HERE"/1.1/patches/*.patch; do
 	cp "$p" "$src/debian/patches/memfd-toolkit-$(basename "$p")"
 	echo "memfd-toolkit-$(basename "$p")" >>"$src/debian/patches/series"
 done
@@ -82,7 +82,7 @@ for f in "$TOP"/{cloned_binary,common,nsexec,policy}/*.[ch] "$HERE"/runc_loader_
 		die "Debian's runc already has libcontainer/nsenter/$(basename "$f")"
 	cp "$f" "$src/libcontainer/nsenter/"
 done
-cp -r "$HERE"/go/. "$src"/
+cp -r "$HERE"/1.1/go/. "$src"/
 
 # What the loader adds to the build, and the loader in --version.
 sed -i 's/^Build-Depends: debhelper-compat (= 13),$/&\n               libcap-dev,\n               libseccomp-dev,\n               libyajl-dev,\n               pkgconf,/' \

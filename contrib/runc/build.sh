@@ -19,8 +19,8 @@
 # every run), delete runc's cloned_binary.c there, copy the library
 # folders cloned_binary/, common/, nsexec/ and policy/ whole, with
 # contrib/runc/runc_loader_shim.c, into libcontainer/nsenter/, copy our new
-# Go files (contrib/runc/go/) to their places, apply
-# contrib/runc/patches/*.patch in order (any patch that does not apply
+# Go files (contrib/runc/1.1/go/) to their places, apply
+# contrib/runc/1.1/patches/*.patch in order (any patch that does not apply
 # exactly is fatal), then go build in GOPATH mode against Debian's
 # packaged Go dependencies.
 set -euo pipefail
@@ -108,20 +108,20 @@ for f in "$TOP"/{cloned_binary,common,nsexec,policy}/*.[ch] "$HERE"/runc_loader_
 	[ ! -e "$NSENTER/$(basename "$f")" ] || die "$RUNC_SRC already has libcontainer/nsenter/$(basename "$f")"
 	cp "$f" "$NSENTER/"
 done
-# Our new Go files, at their places in runc's tree (contrib/runc/go/): the
+# Our new Go files, at their places in runc's tree (contrib/runc/1.1/go/): the
 # patches only call them.
-gofiles=$(cd "$HERE/go" && find . -name '*.go' -type f)
+gofiles=$(cd "$HERE/1.1/go" && find . -name '*.go' -type f)
 for f in $gofiles; do
 	[ ! -e "$DEST/$f" ] || die "$RUNC_SRC already has ${f#./}"
-	cp "$HERE/go/$f" "$DEST/$f"
+	cp "$HERE/1.1/go/$f" "$DEST/$f"
 done
 if grep -rq '_LIBCONTAINER_CLONED_BINARY\|runc_cloned:' \
 	--include='*.go' --include='*.c' --include='*.h' "$DEST/libcontainer" "$DEST"/*.go; then
 	die "something in $RUNC_SRC still refers to runc's old cloned_binary.c"
 fi
 
-for p in "$HERE"/patches/*.patch; do
-	[ -e "$p" ] || die "no patches in $HERE/patches"
+for p in "$HERE"/1.1/patches/*.patch; do
+	[ -e "$p" ] || die "no patches in $HERE/1.1/patches"
 	echo "build.sh: applying $(basename "$p")"
 	patch -d "$DEST" -p1 --forward --fuzz=0 --no-backup-if-mismatch -s <"$p" ||
 		die "$(basename "$p") does not apply to $RUNC_SRC"

@@ -3,7 +3,7 @@
 # hugetlbfs hole of vm.memfd_noexec=2 for stock runtimes: memfd_create()
 # with MFD_HUGETLB (0x4) in its flags fails with EPERM; every other
 # memfd_create() stays as the profile had it.  The patched runc adds the
-# same rule by itself at level 2 (contrib/runc/patches/0005).
+# same rule by itself at level 2 (contrib/runc/1.1/patches/0005).
 #
 # Input: a profile in podman's and Docker's format
 # (/usr/share/containers/seccomp.json, Docker's default.json) or an OCI

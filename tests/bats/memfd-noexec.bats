@@ -630,6 +630,25 @@ join_sleeper() {
 	[ "$(ns_level "$SLEEPER")" = "$(host_level)" ]
 }
 
+# Level 1 asks the same question as 2: a container that keeps CAP_SYS_ADMIN
+# could lower 1 to 0 too, so a bounding entry that cannot be read is refused
+# at 1 as well, before anything is written.
+@test "item 4: at level 1 too, a bounding entry that no runtime accepts is refused" {
+	requires root memfd_noexec
+	start_sleeper
+	local before entry
+	before="$(ns_level "$SLEEPER")"
+	for entry in '"CAP_FOO"' '21' '" CAP_SYS_ADMIN"'; do
+		make_bundle "{\"process\":{\"capabilities\":{\"bounding\":[\"CAP_KILL\",$entry]}},\"annotations\":{\"memfd_noexec\":\"1\"}}"
+		run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
+		assert_failure 1
+		assert_output --partial "process.capabilities.bounding[1]"
+		assert_output --partial "vm.memfd_noexec=1 request"
+		assert_output --partial "$BUNDLE/config.json"
+	done
+	[ "$(ns_level "$SLEEPER")" = "$before" ]
+}
+
 @test "item 4: the undo is real, and a user namespace (or a parent at the level) makes the request safe" {
 	requires root memfd_noexec
 	# What the refusal prevents: root with CAP_SYS_ADMIN in a level-2

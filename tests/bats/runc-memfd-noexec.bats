@@ -433,6 +433,27 @@ BAD_VALUES=(
 	assert_nothing_left
 }
 
+# Level 1 asks the same question as 2 (a container that keeps CAP_SYS_ADMIN
+# could lower 1 to 0 as well): a bounding entry that no runtime accepts is
+# refused at 1 too, before anything is created.
+@test "item 4: at annotation 1 too, runc create refuses a bounding entry that no runtime accepts" {
+	as rootful
+	local entry want
+	for entry in '"CAP_FOO"' '21'; do
+		case "$entry" in
+		21) want='is a JSON number' ;;
+		*) want="= $entry is not a capability that any runtime accepts" ;;
+		esac
+		bundle b ".annotations.memfd_noexec = \"1\" | .process.capabilities.bounding += [$entry]"
+		run at_level --proc 0 "$T/runc" --log-format json create -b "$T/b" "$ID" </dev/null
+		assert_failure 1
+		assert_message 'Refusing config.json: process.capabilities.bounding['
+		assert_message "$want"
+		assert_message 'vm.memfd_noexec=1 request'
+		assert_nothing_left
+	done
+}
+
 @test "rootless runc cannot raise it: annotation 2 fails closed, nothing left" {
 	requires user userns
 	no_default_service || return 1

@@ -177,6 +177,9 @@ struct config_case {
 #define C2(v) "{\"annotations\":{\"memfd_noexec\":\"2\"},\"process\":{\"capabilities\":" v "}}"
 /* ... with bounding = [v]. */
 #define B2(v) C2("{\"bounding\":[\"CAP_CHOWN\"," v "]}")
+/* The same at level 1, which asks about CAP_SYS_ADMIN just as 2 does. */
+#define C1(v) "{\"annotations\":{\"memfd_noexec\":\"1\"},\"process\":{\"capabilities\":" v "}}"
+#define B1(v) C1("{\"bounding\":[\"CAP_CHOWN\"," v "]}")
 #define BOUNDING "process.capabilities.bounding"
 
 /* Most rows leave keeps out: KEEPS_ANY. */
@@ -499,6 +502,52 @@ static const struct config_case config_cases[] = {
 	 -EINVAL,
 	 0,
 	 {"\"Bounding\"", "case-insensitively"}},
+	/*
+	 * Level 1 asks the same question as 2 (a container that keeps
+	 * CAP_SYS_ADMIN could lower 1 to 0 just as 2 to 0): every entry is
+	 * read, and one that no runtime accepts is refused.
+	 */
+	{"caps_level_1_keeps", B1("\"CAP_SYS_ADMIN\""), NULL, 0, 1, {}, KEEPS_YES},
+	{"caps_level_1_number", B1("\"21\""), NULL, 0, 1, {}, KEEPS_YES},
+	{"caps_level_1_drops", B1("\"CAP_KILL\""), NULL, 0, 1, {}, KEEPS_NO},
+	{"caps_level_1_empty", C1("{\"bounding\":[]}"), NULL, 0, 1, {}, KEEPS_NO},
+	{"caps_level_1_no_bounding", C1("{}"), NULL, 0, 1, {}, KEEPS_YES},
+	{"caps_level_1_unknown",
+	 B1("\"CAP_FOO\""),
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {BOUNDING "[1] = \"CAP_FOO\"", "cap_from_name()", "vm.memfd_noexec=1", "\"CAP_CHOWN\""}},
+	{"caps_level_1_unknown_before_sys_admin",
+	 C1("{\"bounding\":[\"CAP_FOO\",\"CAP_SYS_ADMIN\"]}"),
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {BOUNDING "[0] = \"CAP_FOO\"", "vm.memfd_noexec=1"}},
+	{"caps_level_1_json_number",
+	 B1("21"),
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {BOUNDING "[1] is a JSON number", "vm.memfd_noexec=1"}},
+	{"caps_level_1_bounding_string",
+	 C1("{\"bounding\":\"CAP_SYS_ADMIN\"}"),
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {BOUNDING " is a JSON string", "vm.memfd_noexec=1"}},
+	{"caps_level_1_not_object",
+	 C1("[]"),
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {"process.capabilities is a JSON array", "vm.memfd_noexec=1"}},
+	{"caps_level_1_sysctl_unknown",
+	 "{\"linux\":{\"sysctl\":{\"vm.memfd_noexec\":\"1\"}},\"process\":{\"capabilities\":{\"bounding\":[\"CAP_FOO\"]}}}",
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {BOUNDING "[0] = \"CAP_FOO\"", "vm.memfd_noexec=1"}},
 	/* Only a level above 0 asks: otherwise the runtime has the say. */
 	{"caps_unknown_no_request",
 	 "{\"process\":{\"capabilities\":{\"bounding\":[\"CAP_FOO\",7]}}}",

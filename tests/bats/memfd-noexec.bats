@@ -276,6 +276,38 @@ state() {
 	refute_output --partial "notice"
 }
 
+# hugetlbfs ignores F_SEAL_EXEC: where CMD really runs at 2, asked for or
+# inherited, run adds the MFD_HUGETLB rule for CMD and all it starts.
+@test "run: memfd_create(MFD_HUGETLB) fails with EPERM where the real level is 2, asked for or inherited; not at 0 or 1" {
+	requires root memfd_noexec
+	MEMFD_NOEXEC_DEBUG=1 run "$MEMFD_NOEXEC" run --level 2 -- sh -c '"$0" hugetlb; "$0" none' "$MEMFDPROBE"
+	assert_success
+	assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	assert_line --regexp '^memfdprobe: flags=none result=ok mode=0666 '
+	assert_output --partial 'vm.memfd_noexec=2: memfd_create(MFD_HUGETLB) refused (seccomp)'
+	# Asked for 1 (or 0) inside a parent namespace at 2: runs at 2, the rule.
+	local want
+	for want in 1 0; do
+		run unshare --pid --fork --kill-child -- sh -c \
+			'echo 2 >/proc/sys/vm/memfd_noexec && exec "$0" run --level "$1" -- "$2" hugetlb' \
+			"$MEMFD_NOEXEC" "$want" "$MEMFDPROBE"
+		assert_success
+		assert_output --partial "kept stricter inherited value 2 (asked for $want)"
+		assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	done
+	# Really at 1 or 0 (under a parent at 0): no rule.
+	for want in 1 0; do
+		MEMFD_NOEXEC_DEBUG=1 run unshare --pid --fork --kill-child -- sh -c \
+			'echo 0 >/proc/sys/vm/memfd_noexec && exec "$0" run --level "$1" -- "$2" hugetlb' \
+			"$MEMFD_NOEXEC" "$want" "$MEMFDPROBE"
+		if [ "$(host_level)" = 0 ]; then
+			assert_success
+			assert_line --regexp '^memfdprobe: flags=hugetlb result=ok '
+			assert_output --partial "vm.memfd_noexec=$want: no MFD_HUGETLB rule needed"
+		fi
+	done
+}
+
 @test "run: exit status of the command, 127/126 when it cannot run" {
 	requires root memfd_noexec
 

@@ -346,6 +346,16 @@ assert_nothing_left() {
 	assert_success
 	assert_line 'memfdprobe: flags=hugetlb result=EPERM'
 	assert_nothing_left
+	# No request at all, inherited 2: the rule too (it follows the level
+	# runc init reads in its namespace); inherited 1: none.
+	bundle none '.' /bin/memfdprobe hugetlb
+	run at_level --proc 2 "$T/runc" run -b "$T/none" "$ID" </dev/null
+	assert_success
+	assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	run at_level --proc 1 "$T/runc" run -b "$T/none" "$ID" </dev/null
+	assert_success
+	assert_line --regexp '^memfdprobe: flags=hugetlb result=ok '
+	assert_nothing_left
 }
 
 # Invalid requests: a JSON value for annotations["memfd_noexec"] (in a

@@ -23,13 +23,19 @@ int mt_memfd_noexec_parse(const char *s)
 int mt_memfd_noexec_read(void)
 {
 	_cleanup_close_ int fd = -EBADF;
-	char buf[4];
-	ssize_t n;
-	int r;
 
 	fd = open(MT_MEMFD_NOEXEC_PATH, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return negative_errno();
+	return mt_memfd_noexec_read_fd(fd);
+}
+
+int mt_memfd_noexec_read_fd(int fd)
+{
+	char buf[4];
+	ssize_t n;
+	int r;
+
 	do
 		n = read(fd, buf, sizeof(buf));
 	while (n < 0 && errno == EINTR);

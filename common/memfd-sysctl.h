@@ -24,6 +24,9 @@
  */
 int mt_memfd_noexec_read(void);
 
+/* The same, from fd, MT_MEMFD_NOEXEC_PATH open for reading (left open). */
+int mt_memfd_noexec_read_fd(int fd);
+
 /*
  * Writes "N\n" for level N (0..2; -EINVAL otherwise, before any syscall).
  * Returns 0 or -errno.  *ret_at_open (if not NULL) tells whether it was

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -22,17 +23,47 @@
 #include "macro.h"
 #include "memfd-noexec.h"
 #include "memfd-sysctl.h"
+#include "seccomp_rules.h"
 
 static void usage_run(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s run --level N [--proc] [--] CMD [ARG...]\n\nCreates a PID namespace, sets its vm.memfd_noexec to N (0, 1 or 2)\nand runs CMD as its init.  A stricter inherited value is kept,\nwith a notice.  Needs global root.  Exits with CMD's status\n(128+N for signal N); 125 if the namespace could not be set up,\n126/127 if CMD could not be executed/found.\n\n  -l, --level N   0, 1 or 2\n  -p, --proc      also a mount namespace with a /proc of the new\n                  PID namespace (for runtimes such as runc)\n",
+		"Usage: %s run --level N [--proc] [--] CMD [ARG...]\n\nCreates a PID namespace, sets its vm.memfd_noexec to N (0, 1 or 2)\nand runs CMD as its init.  A stricter inherited value is kept,\nwith a notice.  Where the level CMD really runs at is 2 (or\ncannot be read), memfd_create(MFD_HUGETLB) fails with EPERM\nfor CMD and all it starts (seccomp; hugetlbfs ignores\nF_SEAL_EXEC).  Needs global root.  Exits with CMD's status\n(128+N for signal N); 125 if the namespace could not be set up,\n126/127 if CMD could not be executed/found.\n\n  -l, --level N   0, 1 or 2\n  -p, --proc      also a mount namespace with a /proc of the new\n                  PID namespace (for runtimes such as runc)\n",
 		PROGRAM_NAME);
 }
 
 /* run --proc: a mount namespace of its own with a /proc of the new PID
  * namespace, as a runtime started inside needs (unshare --mount-proc). */
 static bool run_mount_proc;
+
+/*
+ * In the child, with its level set: the MFD_HUGETLB rule when the level it
+ * really runs at (read here, in its namespace: set, or a stricter one
+ * inherited) is 2, or cannot be read (policy_hugetlb_rule_needed()).  It
+ * survives the exec and covers everything CMD starts.  Fails closed.
+ */
+static void run_hugetlb_rule(void)
+{
+	_cleanup_error_ struct mt_error *e = NULL;
+	int effective, r;
+
+	r = policy_seccomp_hugetlb_for_effective_level(&effective, &e);
+	if (r < 0) {
+		cli_error("%s", mt_error_message(e));
+		_exit(EXIT_RUN_FAILED);
+	}
+	if (effective < 0 && r > 0)
+		cli_notice(
+			"cannot read vm.memfd_noexec in the new PID namespace (%s): memfd_create(MFD_HUGETLB) refused (seccomp), to be safe",
+			strerror(-effective));
+	else if (effective < 0)
+		cli_debug("vm.memfd_noexec: this kernel has no levels, no MFD_HUGETLB rule");
+	else if (r > 0)
+		cli_debug("vm.memfd_noexec=%d: memfd_create(MFD_HUGETLB) refused (seccomp)",
+			  effective);
+	else
+		cli_debug("vm.memfd_noexec=%d: no MFD_HUGETLB rule needed", effective);
+}
 
 _noreturn_ static void run_child(int sync_fd, char *argv[])
 {
@@ -54,6 +85,7 @@ _noreturn_ static void run_child(int sync_fd, char *argv[])
 		cli_error("Failed to mount a /proc of the new PID namespace: %m");
 		_exit(EXIT_RUN_FAILED);
 	}
+	run_hugetlb_rule();
 	execvp(argv[0], argv);
 	cli_error("Failed to execute %s: %m", argv[0]);
 	_exit(errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);

@@ -5,13 +5,20 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/vfs.h>
+#include <unistd.h>
+#include <linux/magic.h>
 
 #include <seccomp.h>
 
+#include "fd-util.h"
 #include "macro.h"
+#include "memfd-sysctl.h"
+#include "missing_syscall.h"
 #include "seccomp_rules.h"
 
 /*
@@ -65,6 +72,63 @@ static void seccomp_releasep(scmp_filter_ctx *ctx)
 bool policy_level_denies_hugetlb_memfd(int level)
 {
 	return level >= POLICY_HUGETLB_MEMFD_LEVEL;
+}
+
+/* Whether this kernel knows MFD_NOEXEC_SEAL: 1, 0 (it has no levels), or
+ * -errno when the probe itself failed for another reason. */
+static int kernel_has_exec_control(void)
+{
+	int fd = missing_memfd_create("memfd-toolkit-probe", MFD_CLOEXEC | MFD_NOEXEC_SEAL);
+
+	if (fd >= 0) {
+		(void)close(fd);
+		return 1;
+	}
+	if (errno == EINVAL || errno == ENOSYS)
+		return 0;
+	return negative_errno();
+}
+
+int policy_memfd_noexec_effective(void)
+{
+	_cleanup_close_ int fd = -EBADF;
+	struct statfs sfs;
+	int r;
+
+	fd = open(MT_MEMFD_NOEXEC_PATH, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0) {
+		r = negative_errno();
+		/* Missing: no levels in this kernel, or hidden from us. */
+		if (r == -ENOENT && kernel_has_exec_control() == 0)
+			return -EOPNOTSUPP;
+		return r;
+	}
+	/* Only procfs answers for the reader's namespace; anything else at
+	 * that path (an image's file, no procfs on /proc) may lie. */
+	if (fstatfs(fd, &sfs) < 0)
+		return negative_errno();
+	if ((unsigned long)sfs.f_type != (unsigned long)PROC_SUPER_MAGIC)
+		return -EMEDIUMTYPE;
+	return mt_memfd_noexec_read_fd(fd);
+}
+
+bool policy_hugetlb_rule_needed(int effective)
+{
+	if (effective < 0)
+		return effective != -EOPNOTSUPP;
+	return policy_level_denies_hugetlb_memfd(effective);
+}
+
+int policy_seccomp_hugetlb_for_effective_level(int *ret_effective, struct mt_error **err)
+{
+	int effective = policy_memfd_noexec_effective(), r;
+
+	if (ret_effective)
+		*ret_effective = effective;
+	if (!policy_hugetlb_rule_needed(effective))
+		return 0;
+	r = policy_seccomp_deny_hugetlb_memfd(err);
+	return r < 0 ? r : 1;
 }
 
 /* The filter, built but not loaded. */

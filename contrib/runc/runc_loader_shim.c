@@ -34,6 +34,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 #include <linux/capability.h>
 
@@ -177,17 +178,30 @@ uint32_t runc_memfd_noexec_attr(const char *level, const char *const *bounding, 
 	return keeps ? v | RUNC_MEMFD_NOEXEC_SYS_ADMIN : v;
 }
 
-int runc_memfd_noexec_seccomp(const char *level, struct mt_error **err)
+int runc_memfd_noexec_seccomp(const char *level, char *msg, size_t msg_size, struct mt_error **err)
 {
-	int l = label_level(level), r;
+	int effective, r;
 
-	if (l < 0)
+	/* The label is runc create's, checked then; a changed one is refused. */
+	if (level && label_level(level) < 0)
 		return mt_error_set(
 			err, -EINVAL,
 			"Refusing the annotations[\"%s\"] that runc init was given: it is not \"0\", \"1\" or \"2\", which runc create checked. Was the container's state changed?",
 			POLICY_ANNOTATION);
-	if (!policy_level_denies_hugetlb_memfd(l))
-		return 0;
-	r = policy_seccomp_deny_hugetlb_memfd(err);
-	return r < 0 ? r : 1;
+	/* The level this process really runs at (stage-0 applied the request
+	 * before this): asked for, inherited or joined. */
+	r = policy_seccomp_hugetlb_for_effective_level(&effective, err);
+	if (r < 0)
+		return r;
+	if (effective >= 0)
+		(void)snprintf(msg, msg_size, "vm.memfd_noexec=%d here%s%s: %s", effective,
+			       level ? ", asked for " : "", level ? level : "",
+			       r > 0 ? "memfd_create(MFD_HUGETLB) refused (seccomp)"
+				     : "no MFD_HUGETLB rule needed");
+	else
+		(void)snprintf(msg, msg_size, "vm.memfd_noexec unreadable here (%s): %s",
+			       strerror(-effective),
+			       r > 0 ? "memfd_create(MFD_HUGETLB) refused (seccomp), to be safe"
+				     : "no MFD_HUGETLB rule needed (this kernel has no levels)");
+	return r;
 }

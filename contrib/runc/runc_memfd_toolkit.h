@@ -68,11 +68,16 @@ uint32_t runc_memfd_noexec_attr(const char *level, const char *const *bounding, 
 
 /*
  * For runc init (patch 0005), in the container's process before runc's own
- * seccomp filter and before it drops capabilities: the seccomp rules that
- * go with the annotation's level (policy_seccomp_deny_hugetlb_memfd() at
- * 2).  Returns 1 if it installed them, 0 if the level needs none, or
- * -errno with *err set.
+ * seccomp filter and before it drops capabilities, for every container and
+ * every runc exec: the seccomp rules that go with the level the process
+ * really runs at, read in its PID namespace, whether the container asked
+ * for it (level: the annotation's value, checked again; NULL: none),
+ * inherited it or joined a namespace at it
+ * (policy_seccomp_hugetlb_for_effective_level(): at 2, or when the level
+ * cannot be read, memfd_create(MFD_HUGETLB) fails with EPERM).  msg gets
+ * the debug line to log.  Returns 1 if it installed them, 0 if none are
+ * needed, or -errno with *err set.
  */
-int runc_memfd_noexec_seccomp(const char *level, struct mt_error **err);
+int runc_memfd_noexec_seccomp(const char *level, char *msg, size_t msg_size, struct mt_error **err);
 
 #endif

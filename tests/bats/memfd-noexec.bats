@@ -276,6 +276,38 @@ state() {
 	refute_output --partial "notice"
 }
 
+# hugetlbfs ignores F_SEAL_EXEC: where CMD really runs at 2, asked for or
+# inherited, run adds the MFD_HUGETLB rule for CMD and all it starts.
+@test "run: memfd_create(MFD_HUGETLB) fails with EPERM where the real level is 2, asked for or inherited; not at 0 or 1" {
+	requires root memfd_noexec
+	MEMFD_NOEXEC_DEBUG=1 run "$MEMFD_NOEXEC" run --level 2 -- sh -c '"$0" hugetlb; "$0" none' "$MEMFDPROBE"
+	assert_success
+	assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	assert_line --regexp '^memfdprobe: flags=none result=ok mode=0666 '
+	assert_output --partial 'vm.memfd_noexec=2: memfd_create(MFD_HUGETLB) refused (seccomp)'
+	# Asked for 1 (or 0) inside a parent namespace at 2: runs at 2, the rule.
+	local want
+	for want in 1 0; do
+		run unshare --pid --fork --kill-child -- sh -c \
+			'echo 2 >/proc/sys/vm/memfd_noexec && exec "$0" run --level "$1" -- "$2" hugetlb' \
+			"$MEMFD_NOEXEC" "$want" "$MEMFDPROBE"
+		assert_success
+		assert_output --partial "kept stricter inherited value 2 (asked for $want)"
+		assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	done
+	# Really at 1 or 0 (under a parent at 0): no rule.
+	for want in 1 0; do
+		MEMFD_NOEXEC_DEBUG=1 run unshare --pid --fork --kill-child -- sh -c \
+			'echo 0 >/proc/sys/vm/memfd_noexec && exec "$0" run --level "$1" -- "$2" hugetlb' \
+			"$MEMFD_NOEXEC" "$want" "$MEMFDPROBE"
+		if [ "$(host_level)" = 0 ]; then
+			assert_success
+			assert_line --regexp '^memfdprobe: flags=hugetlb result=ok '
+			assert_output --partial "vm.memfd_noexec=$want: no MFD_HUGETLB rule needed"
+		fi
+	done
+}
+
 @test "run: exit status of the command, 127/126 when it cannot run" {
 	requires root memfd_noexec
 
@@ -628,6 +660,25 @@ join_sleeper() {
 	assert_failure 1
 	assert_output --partial "keeps CAP_SYS_ADMIN"
 	[ "$(ns_level "$SLEEPER")" = "$(host_level)" ]
+}
+
+# Level 1 asks the same question as 2: a container that keeps CAP_SYS_ADMIN
+# could lower 1 to 0 too, so a bounding entry that cannot be read is refused
+# at 1 as well, before anything is written.
+@test "item 4: at level 1 too, a bounding entry that no runtime accepts is refused" {
+	requires root memfd_noexec
+	start_sleeper
+	local before entry
+	before="$(ns_level "$SLEEPER")"
+	for entry in '"CAP_FOO"' '21' '" CAP_SYS_ADMIN"'; do
+		make_bundle "{\"process\":{\"capabilities\":{\"bounding\":[\"CAP_KILL\",$entry]}},\"annotations\":{\"memfd_noexec\":\"1\"}}"
+		run "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
+		assert_failure 1
+		assert_output --partial "process.capabilities.bounding[1]"
+		assert_output --partial "vm.memfd_noexec=1 request"
+		assert_output --partial "$BUNDLE/config.json"
+	done
+	[ "$(ns_level "$SLEEPER")" = "$before" ]
 }
 
 @test "item 4: the undo is real, and a user namespace (or a parent at the level) makes the request safe" {

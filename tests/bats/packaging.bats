@@ -287,3 +287,98 @@ check_options() {
 	assert_success
 	refute_output --regexp '^[EW]: '
 }
+
+# in_scratch_root DEB SCRIPT: runs the sh SCRIPT (set -e) as root in a
+# chroot of a throw-away copy of the root filesystem, with DEB at
+# /tmp/pkg.deb there: an overlay whose lower layer is / and whose upper
+# layer is a tmpfs, in a private mount namespace, with a /proc, /dev, and
+# empty /run (no systemd seen) and /tmp.  Whatever dpkg does there (its
+# database, the files, the maintainer scripts) goes with the namespace;
+# the host's own packages and files are never touched.
+in_scratch_root() {
+	mkdir "$T/scratch"
+	SCRATCH="$T/scratch" DEB="$1" unshare --mount --fork -- sh -ec '
+		mount --make-rprivate /
+		mount -t tmpfs -o mode=0700 scratch "$SCRATCH"
+		mkdir "$SCRATCH/up" "$SCRATCH/work" "$SCRATCH/root"
+		r="$SCRATCH/root"
+		mount -t overlay overlay -o "lowerdir=/,upperdir=$SCRATCH/up,workdir=$SCRATCH/work" "$r"
+		mount -t proc proc "$r/proc"
+		mount --rbind /dev "$r/dev"
+		mount -t tmpfs tmpfs "$r/run"
+		mount -t tmpfs tmpfs "$r/tmp"
+		cp "$DEB" "$r/tmp/pkg.deb"
+		exec chroot "$r" /bin/sh -ec "$0"' "$2"
+}
+
+# The podman of Debian 12 skips a hooks.d file whose program is missing
+# (an annotated container then runs unprotected), others refuse every
+# container: the package must never leave the hook without its program.
+@test "the package: the hooks.d file goes with its program on dpkg -r, is no conffile, and dpkg -P leaves nothing; an admin's /etc copy is warned about" {
+	requires root cmd:dpkg-buildpackage cmd:dh cmd:lintian cmd:git cmd:jq cmd:unshare || return 1
+	local v arch deb
+	v=$(sed -n 's/^project(memfd-toolkit VERSION \([^ )]*\).*/\1/p' "$REPO_ROOT/CMakeLists.txt")
+	arch=$(dpkg-architecture -qDEB_HOST_ARCH)
+	deb="$REPO_ROOT/build/deb/memfd-toolkit_${v}_$arch.deb"
+	# The test above builds it; build it here when run alone.
+	if [ ! -f "$deb" ]; then
+		run env DEB_BUILD_OPTIONS="parallel=2" "$REPO_ROOT/contrib/build-deb.sh"
+		assert_success
+	fi
+	# In the package itself: no conffiles at all, and the hook beside the
+	# program it names.
+	dpkg-deb -e "$deb" "$T/ctl"
+	[ ! -s "$T/ctl/conffiles" ] || fail "the package has conffiles: $(cat "$T/ctl/conffiles")"
+	dpkg-deb -x "$deb" "$T/x"
+	jq -e '.hook.path == "/usr/bin/memfd-noexec"' "$T/x/usr/share/containers/oci/hooks.d/memfd-noexec.json"
+	[ -x "$T/x/usr/bin/memfd-noexec" ]
+	# Installed, removed, reinstalled with an admin's copy, removed and
+	# purged, for real, in a throw-away root.  After each step: the
+	# package's state, and whether every hooks.d file names a program
+	# that exists.
+	run in_scratch_root "$deb" '
+		hooks() {
+			for f in /usr/share/containers/oci/hooks.d/*.json /etc/containers/oci/hooks.d/*.json; do
+				[ -e "$f" ] || continue
+				p=$(jq -r .hook.path "$f")
+				if [ -x "$p" ]; then echo "hook $f -> $p: present"; else echo "hook $f -> $p: MISSING"; fi
+			done
+		}
+		state() { echo "state $1: $(dpkg-query -W -f "\${db:Status-Abbrev}" memfd-toolkit 2>/dev/null || echo none)"; }
+		dpkg -i /tmp/pkg.deb >/dev/null
+		state installed
+		echo "conffiles: [$(dpkg-query -W -f "\${Conffiles}" memfd-toolkit)]"
+		hooks
+		dpkg -r memfd-toolkit >/dev/null
+		state removed
+		[ ! -e /usr/bin/memfd-noexec ] && echo "program gone"
+		[ ! -e /usr/share/containers/oci/hooks.d/memfd-noexec.json ] && echo "hook gone"
+		hooks
+		dpkg -i /tmp/pkg.deb >/dev/null
+		mkdir -p /etc/containers/oci/hooks.d
+		cp /usr/share/containers/oci/hooks.d/memfd-noexec.json /etc/containers/oci/hooks.d/
+		echo "---- admin copy"
+		dpkg -r memfd-toolkit 2>&1
+		echo "---- purge"
+		rm /etc/containers/oci/hooks.d/memfd-noexec.json
+		dpkg -P memfd-toolkit >/dev/null
+		state purged
+		dpkg -L memfd-toolkit >/dev/null 2>&1 || echo "no files listed"
+		hooks
+		echo "all steps done"'
+	assert_success
+	assert_line 'state installed: ii '
+	assert_line 'conffiles: []'
+	assert_line 'hook /usr/share/containers/oci/hooks.d/memfd-noexec.json -> /usr/bin/memfd-noexec: present'
+	# Removed, not purged: the program and the hook are both gone.
+	assert_line --regexp '^state removed: (rc|un) $'
+	assert_line 'program gone'
+	assert_line 'hook gone'
+	refute_output --partial MISSING
+	# The admin's copy outlives the package, with a warning that names it.
+	local admin="${output#*---- admin copy}"
+	with_output "${admin%%---- purge*}" assert_line --partial 'memfd-toolkit: warning: /etc/containers/oci/hooks.d/memfd-noexec.json names /usr/bin/memfd-noexec, which is now removed'
+	assert_line --regexp '^state purged: (un |none)$'
+	assert_line 'no files listed'
+	assert_line "all steps done"
+}

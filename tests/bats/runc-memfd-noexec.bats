@@ -203,7 +203,9 @@ assert_nothing_left() {
 	run at_level --proc 0 "$T/runc" --debug run -b "$T/b" "$ID"
 	assert_success
 	assert_memfd_level 0
-	refute_line --regexp 'vm\.memfd_noexec'
+	refute_line --regexp 'nsexec.*vm\.memfd_noexec'
+	# runc init only reads the level, for the MFD_HUGETLB rule.
+	assert_line --partial 'vm.memfd_noexec=0 here: no MFD_HUGETLB rule needed'
 }
 
 @test "user namespace container: set from outside, and runc exec sees it too" {
@@ -271,6 +273,70 @@ assert_nothing_left() {
 	assert_nothing_left
 }
 
+# The rule follows the level the container really runs at, read in its own
+# PID namespace, not the one it asks for (issue 35 item 6): a request for 1
+# under a parent at 2 runs at 2, and so does a container that joins a
+# namespace at 2 without asking; both get the rule.  One that really runs
+# at 0 or 1 does not.
+@test "the hugetlb rule follows the real level: asked 1 under a parent at 2, or joined at 2 unasked, gives EPERM; really 0 or 1 does not" {
+	as rootful
+	local probe='memfdprobe level; memfdprobe hugetlb'
+	bundle one '.annotations.memfd_noexec = "1"' /bin/sh -c "$probe"
+	run at_level --proc 2 "$T/runc" --debug run -b "$T/one" "$ID" </dev/null
+	assert_success
+	assert_line 'memfdprobe: level=2'
+	assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	assert_line --partial 'vm.memfd_noexec=2 here, asked for 1: memfd_create(MFD_HUGETLB) refused (seccomp)'
+	assert_nothing_left
+	# No request, no PID namespace of its own: it joins at_level's, at 2.
+	bundle join '.linux.namespaces |= map(select(.type != "pid"))' /bin/sh -c "$probe"
+	run at_level --proc 2 "$T/runc" --debug run -b "$T/join" "$ID" </dev/null
+	assert_success
+	assert_line 'memfdprobe: level=2'
+	assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	assert_line --partial 'vm.memfd_noexec=2 here: memfd_create(MFD_HUGETLB) refused (seccomp)'
+	assert_nothing_left
+	# No request, joining another namespace at 2 by path (a pod's
+	# sandbox), and runc exec into it.
+	bundle path '.linux.namespaces |= map(if .type == "pid" then .path = "PIDNS" else . end)' \
+		/bin/sh -c "$probe; exec sleep 60"
+	run at_level --proc 0 sh -ec '
+		unshare --pid --fork --kill-child sh -c "echo 2 >/proc/sys/vm/memfd_noexec; exec sleep 1000" &
+		until s=$(pgrep -P $! sleep); do sleep 0.05; done
+		sed -i "s|\"PIDNS\"|\"/proc/$s/ns/pid\"|" "$T/path/config.json"
+		"$T/runc" create -b "$T/path" "$ID" </dev/null >"$T/init.out" 2>&1
+		"$T/runc" start "$ID"
+		i=0
+		until grep -q "flags=hugetlb" "$T/init.out"; do
+			i=$((i + 1))
+			[ $i -lt 100 ] || { echo "the container did not report"; exit 1; }
+			sleep 0.1
+		done
+		echo ---- exec
+		"$T/runc" exec "$ID" /bin/memfdprobe hugetlb 2>&1
+		"$T/runc" delete -f "$ID"
+		kill $!'
+	assert_success
+	with_output "$(cat "$T/init.out")" assert_line 'memfdprobe: level=2'
+	with_output "$(cat "$T/init.out")" assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	with_output "${output#*---- exec}" assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	assert_nothing_left
+	# Really at 0 or 1, asked for or not: no rule, huge-page memfds work.
+	local level filter
+	for level in 0 1; do
+		for filter in '.' ".annotations.memfd_noexec = \"$level\""; do
+			bundle b "$filter" /bin/sh -c "$probe"
+			run at_level --proc "$level" "$T/runc" --debug run -b "$T/b" "$ID" </dev/null
+			assert_success
+			assert_line "memfdprobe: level=$level"
+			assert_line --regexp '^memfdprobe: flags=hugetlb result=ok '
+			assert_line --partial "vm.memfd_noexec=$level here"
+			assert_line --partial 'no MFD_HUGETLB rule needed'
+			assert_nothing_left
+		done
+	done
+}
+
 @test "rootless, annotation 2: memfd_create(MFD_HUGETLB) fails with EPERM" {
 	requires user userns
 	as rootless
@@ -279,6 +345,16 @@ assert_nothing_left() {
 	run at_level --proc 2 "$T/runc" run -b "$T/b" "$ID" </dev/null
 	assert_success
 	assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	assert_nothing_left
+	# No request at all, inherited 2: the rule too (it follows the level
+	# runc init reads in its namespace); inherited 1: none.
+	bundle none '.' /bin/memfdprobe hugetlb
+	run at_level --proc 2 "$T/runc" run -b "$T/none" "$ID" </dev/null
+	assert_success
+	assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	run at_level --proc 1 "$T/runc" run -b "$T/none" "$ID" </dev/null
+	assert_success
+	assert_line --regexp '^memfdprobe: flags=hugetlb result=ok '
 	assert_nothing_left
 }
 
@@ -431,6 +507,27 @@ BAD_VALUES=(
 	assert_success
 	assert_memfd_level 2
 	assert_nothing_left
+}
+
+# Level 1 asks the same question as 2 (a container that keeps CAP_SYS_ADMIN
+# could lower 1 to 0 as well): a bounding entry that no runtime accepts is
+# refused at 1 too, before anything is created.
+@test "item 4: at annotation 1 too, runc create refuses a bounding entry that no runtime accepts" {
+	as rootful
+	local entry want
+	for entry in '"CAP_FOO"' '21'; do
+		case "$entry" in
+		21) want='is a JSON number' ;;
+		*) want="= $entry is not a capability that any runtime accepts" ;;
+		esac
+		bundle b ".annotations.memfd_noexec = \"1\" | .process.capabilities.bounding += [$entry]"
+		run at_level --proc 0 "$T/runc" --log-format json create -b "$T/b" "$ID" </dev/null
+		assert_failure 1
+		assert_message 'Refusing config.json: process.capabilities.bounding['
+		assert_message "$want"
+		assert_message 'vm.memfd_noexec=1 request'
+		assert_nothing_left
+	done
 }
 
 @test "rootless runc cannot raise it: annotation 2 fails closed, nothing left" {

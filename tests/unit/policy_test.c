@@ -20,16 +20,20 @@
 #include <stdlib.h>
 #include <string.h>
 #include <grp.h>
+#include <sched.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "fakekernel.h"
 #include "fd-util.h"
 #include "json_writer.h"
 #include "macro.h"
+#include "memfd-sysctl.h"
 #include "missing_syscall.h"
 #include "policy.h"
 #include "seccomp_rules.h"
@@ -177,6 +181,9 @@ struct config_case {
 #define C2(v) "{\"annotations\":{\"memfd_noexec\":\"2\"},\"process\":{\"capabilities\":" v "}}"
 /* ... with bounding = [v]. */
 #define B2(v) C2("{\"bounding\":[\"CAP_CHOWN\"," v "]}")
+/* The same at level 1, which asks about CAP_SYS_ADMIN just as 2 does. */
+#define C1(v) "{\"annotations\":{\"memfd_noexec\":\"1\"},\"process\":{\"capabilities\":" v "}}"
+#define B1(v) C1("{\"bounding\":[\"CAP_CHOWN\"," v "]}")
 #define BOUNDING "process.capabilities.bounding"
 
 /* Most rows leave keeps out: KEEPS_ANY. */
@@ -499,6 +506,52 @@ static const struct config_case config_cases[] = {
 	 -EINVAL,
 	 0,
 	 {"\"Bounding\"", "case-insensitively"}},
+	/*
+	 * Level 1 asks the same question as 2 (a container that keeps
+	 * CAP_SYS_ADMIN could lower 1 to 0 just as 2 to 0): every entry is
+	 * read, and one that no runtime accepts is refused.
+	 */
+	{"caps_level_1_keeps", B1("\"CAP_SYS_ADMIN\""), NULL, 0, 1, {}, KEEPS_YES},
+	{"caps_level_1_number", B1("\"21\""), NULL, 0, 1, {}, KEEPS_YES},
+	{"caps_level_1_drops", B1("\"CAP_KILL\""), NULL, 0, 1, {}, KEEPS_NO},
+	{"caps_level_1_empty", C1("{\"bounding\":[]}"), NULL, 0, 1, {}, KEEPS_NO},
+	{"caps_level_1_no_bounding", C1("{}"), NULL, 0, 1, {}, KEEPS_YES},
+	{"caps_level_1_unknown",
+	 B1("\"CAP_FOO\""),
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {BOUNDING "[1] = \"CAP_FOO\"", "cap_from_name()", "vm.memfd_noexec=1", "\"CAP_CHOWN\""}},
+	{"caps_level_1_unknown_before_sys_admin",
+	 C1("{\"bounding\":[\"CAP_FOO\",\"CAP_SYS_ADMIN\"]}"),
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {BOUNDING "[0] = \"CAP_FOO\"", "vm.memfd_noexec=1"}},
+	{"caps_level_1_json_number",
+	 B1("21"),
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {BOUNDING "[1] is a JSON number", "vm.memfd_noexec=1"}},
+	{"caps_level_1_bounding_string",
+	 C1("{\"bounding\":\"CAP_SYS_ADMIN\"}"),
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {BOUNDING " is a JSON string", "vm.memfd_noexec=1"}},
+	{"caps_level_1_not_object",
+	 C1("[]"),
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {"process.capabilities is a JSON array", "vm.memfd_noexec=1"}},
+	{"caps_level_1_sysctl_unknown",
+	 "{\"linux\":{\"sysctl\":{\"vm.memfd_noexec\":\"1\"}},\"process\":{\"capabilities\":{\"bounding\":[\"CAP_FOO\"]}}}",
+	 NULL,
+	 -EINVAL,
+	 0,
+	 {BOUNDING "[0] = \"CAP_FOO\"", "vm.memfd_noexec=1"}},
 	/* Only a level above 0 asks: otherwise the runtime has the say. */
 	{"caps_unknown_no_request",
 	 "{\"process\":{\"capabilities\":{\"bounding\":[\"CAP_FOO\",7]}}}",
@@ -1177,6 +1230,245 @@ static void case_seccomp_levels(void)
 		die("the rule goes with level 2 only");
 }
 
+/* ---- the hugetlb rule follows the effective level ------------------------ */
+
+/* policy_hugetlb_rule_needed(): what was read, then the answer. */
+static const struct {
+	int effective;
+	bool needed;
+} rule_rows[] = {
+	{2, true},
+	{1, false},
+	{0, false},
+	/* No levels in this kernel: nothing to protect. */
+	{-EOPNOTSUPP, false},
+	/* Unreadable: fail-safe, the rule. */
+	{-ENOENT, true},
+	{-EMEDIUMTYPE, true},
+	{-EBADMSG, true},
+	{-EACCES, true},
+	{-EPERM, true},
+	{-EMFILE, true},
+};
+
+static void case_hugetlb_rule_table(void)
+{
+	for (size_t i = 0; i < ELEMENTSOF(rule_rows); i++)
+		if (policy_hugetlb_rule_needed(rule_rows[i].effective) != rule_rows[i].needed)
+			die("effective %d: needed %d, expected %d", rule_rows[i].effective,
+			    !rule_rows[i].needed, rule_rows[i].needed);
+}
+
+/* Cases that make namespaces and mounts need global root; a developer's
+ * run without it skips them (77), CI fails them. */
+static void require_root(void)
+{
+	const char *ci = getenv("CI");
+
+	if (geteuid() == 0)
+		return;
+	if (ci && strcmp(ci, "true") == 0)
+		die("needs root (CI=true: not skipped)");
+	fprintf(stderr, "skip %s: needs root\n", current);
+	exit(77);
+}
+
+static void wait_ok(pid_t pid, const char *what)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			die("Failed to wait for %s: %m", what);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		die("%s failed (status 0x%x)", what, status);
+}
+
+/*
+ * Runs fn as PID 1 of a new PID namespace, a child of the caller's, after
+ * writing level there (-1: nothing written, the namespace inherits).  A
+ * write below the parent's level fails with EINVAL, as it must, and is
+ * ignored: that is a request for less than the parent enforces.  Never
+ * writes anywhere but in a namespace it just created.
+ */
+static void in_new_pidns(int level, void (*fn)(void))
+{
+	pid_t pid;
+
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0)
+		die("Failed to fork: %m");
+	if (pid == 0) {
+		pid_t init;
+
+		if (unshare(CLONE_NEWPID) < 0)
+			die("Failed to create a PID namespace: %m");
+		init = fork();
+		if (init < 0)
+			die("Failed to fork: %m");
+		if (init == 0) {
+			int r;
+
+			if (getpid() != 1)
+				die("not PID 1 of a new PID namespace: refusing to write");
+			if (level >= 0) {
+				r = mt_memfd_noexec_write(level, NULL);
+				if (r < 0 && r != -EINVAL)
+					die("Failed to write %d: %s", level, strerror(-r));
+			}
+			fn();
+			exit(0);
+		}
+		wait_ok(init, "the namespace's init");
+		exit(0);
+	}
+	wait_ok(pid, "the namespace's parent");
+}
+
+static int expect_effective = -1;
+
+/* Reads the level where it runs, and what the rule decision makes of it. */
+static void check_effective(void)
+{
+	int got = policy_memfd_noexec_effective();
+
+	if (got != expect_effective)
+		die("effective level %d, expected %d", got, expect_effective);
+	if (policy_hugetlb_rule_needed(got) != (expect_effective == 2))
+		die("rule needed %d at level %d", policy_hugetlb_rule_needed(got), got);
+}
+
+/* Installs the rule where it runs, by the effective level, and tries a
+ * huge-page memfd. */
+static void check_rule_follows(void)
+{
+	_cleanup_error_ struct mt_error *e = NULL;
+	int effective = -42, r;
+	long fd;
+
+	r = policy_seccomp_hugetlb_for_effective_level(&effective, &e);
+	if (r < 0)
+		die("policy_seccomp_hugetlb_for_effective_level: %d: %s", r, mt_error_message(e));
+	if (effective != expect_effective)
+		die("read %d, expected %d", effective, expect_effective);
+	if (r != (expect_effective == 2))
+		die("returned %d at effective level %d", r, expect_effective);
+	fd = memfd_raw(MFD_HUGETLB | MFD_CLOEXEC);
+	if (expect_effective == 2 && fd != -EPERM)
+		die("memfd_create(MFD_HUGETLB) at 2: %ld, expected -EPERM", fd);
+	if (expect_effective < 2 && fd < 0)
+		die("memfd_create(MFD_HUGETLB) at %d: %s", expect_effective, strerror((int)-fd));
+	close_if_fd(fd);
+}
+
+static void nested_inherits(void)
+{
+	in_new_pidns(-1, check_effective);
+	in_new_pidns(-1, check_rule_follows);
+}
+
+static void nested_asks_1(void)
+{
+	in_new_pidns(1, check_effective);
+	in_new_pidns(1, check_rule_follows);
+}
+
+static void case_effective_level(void)
+{
+	require_root();
+	for (int level = 0; level <= 2; level++) {
+		expect_effective = level;
+		in_new_pidns(level, check_effective);
+		in_new_pidns(level, check_rule_follows);
+	}
+	/* Inherited: a child namespace that asks for nothing, or for 1, under
+	 * a parent at 2 runs at 2, and gets the rule. */
+	expect_effective = 2;
+	in_new_pidns(2, nested_inherits);
+	in_new_pidns(2, nested_asks_1);
+	/* ... and under a parent at 1 it runs at 1, without it. */
+	expect_effective = 1;
+	in_new_pidns(1, nested_inherits);
+}
+
+/* A private mount namespace, so that what a case mounts goes with it. */
+static void private_mounts(void)
+{
+	if (unshare(CLONE_NEWNS) < 0)
+		die("Failed to create a mount namespace: %m");
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		die("Failed to make the mounts private: %m");
+}
+
+static void case_effective_not_procfs(void)
+{
+	_cleanup_error_ struct mt_error *e = NULL;
+	char path[] = "/tmp/policy-test-level.XXXXXX";
+	int fd, effective = -42;
+
+	require_root();
+	private_mounts();
+	/* What an image could hold at /proc/sys/vm/memfd_noexec with no procfs
+	 * mounted on /proc: a file that says 0. */
+	fd = mkstemp(path);
+	if (fd < 0 || write(fd, "0\n", 2) != 2)
+		die("Failed to write %s: %m", path);
+	(void)close(fd);
+	if (mount(path, MT_MEMFD_NOEXEC_PATH, NULL, MS_BIND, NULL) < 0)
+		die("Failed to bind %s on %s: %m", path, MT_MEMFD_NOEXEC_PATH);
+	(void)unlink(path);
+	if (policy_memfd_noexec_effective() != -EMEDIUMTYPE)
+		die("a file that is not on procfs was believed: %d",
+		    policy_memfd_noexec_effective());
+	if (policy_seccomp_hugetlb_for_effective_level(&effective, &e) != 1)
+		die("no rule installed for an unreadable level: %s", mt_error_message(e));
+	if (effective != -EMEDIUMTYPE || memfd_raw(MFD_HUGETLB) != -EPERM)
+		die("effective %d; memfd_create(MFD_HUGETLB) not refused", effective);
+}
+
+static void case_effective_hidden(void)
+{
+	static const char *const old_kernel[] = {"memfd_create[1&0x8==0x8]=EINVAL"};
+	_cleanup_error_ struct mt_error *e = NULL;
+	int effective = -42, r;
+	pid_t pid;
+	long fd;
+
+	require_root();
+	private_mounts();
+	/* /proc/sys/vm masked (a tmpfs), on a kernel with exec control: the
+	 * level cannot be read, so the rule. */
+	if (mount("none", "/proc/sys/vm", "tmpfs", MS_RDONLY, NULL) < 0)
+		die("Failed to mount a tmpfs on /proc/sys/vm: %m");
+	if (policy_memfd_noexec_effective() != -ENOENT)
+		die("a hidden level reads %d, expected -ENOENT", policy_memfd_noexec_effective());
+	if (!policy_hugetlb_rule_needed(-ENOENT))
+		die("no rule for a hidden level");
+	/* A kernel without MFD_NOEXEC_SEAL (before 6.3): no levels at all,
+	 * so no rule, and huge-page memfds keep working. */
+	pid = fork();
+	if (pid < 0)
+		die("Failed to fork: %m");
+	if (pid == 0) {
+		r = fakekernel_load(NULL, old_kernel, ELEMENTSOF(old_kernel));
+		if (r < 0)
+			die("fakekernel_load: %s", strerror(-r));
+		if (policy_memfd_noexec_effective() != -EOPNOTSUPP)
+			die("a kernel without exec control reads %d, expected -EOPNOTSUPP",
+			    policy_memfd_noexec_effective());
+		r = policy_seccomp_hugetlb_for_effective_level(&effective, &e);
+		if (r != 0 || effective != -EOPNOTSUPP)
+			die("returned %d (read %d) without exec control, expected 0", r, effective);
+		fd = memfd_raw(MFD_HUGETLB | MFD_CLOEXEC);
+		if (fd < 0)
+			die("memfd_create(MFD_HUGETLB) without exec control: %s",
+			    strerror((int)-fd));
+		exit(0);
+	}
+	wait_ok(pid, "the old-kernel child");
+}
+
 struct func_case {
 	const char *name;
 	void (*fn)(void);
@@ -1198,6 +1490,10 @@ static const struct func_case func_cases[] = {
 	{"seccomp_survives_exec", case_seccomp_survives_exec},
 	{"seccomp_unprivileged", case_seccomp_unprivileged},
 	{"seccomp_levels", case_seccomp_levels},
+	{"hugetlb_rule_table", case_hugetlb_rule_table},
+	{"effective_level", case_effective_level},
+	{"effective_not_procfs", case_effective_not_procfs},
+	{"effective_hidden", case_effective_hidden},
 };
 
 /* ---- driver ------------------------------------------------------------- */

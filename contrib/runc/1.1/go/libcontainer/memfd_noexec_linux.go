@@ -2,7 +2,8 @@ package libcontainer
 
 // memfd-toolkit: the annotation "memfd_noexec", which runc's main package
 // checked with memfd-toolkit's parser (loadSpecChecked), on its way to
-// nsexec (patch 0003) and to runc init's seccomp rules (patch 0005).
+// nsexec (patch 0003); and runc init's seccomp rules (patch 0005), which
+// follow the level the container really runs at.
 
 import (
 	"fmt"
@@ -39,23 +40,23 @@ func memfdNoexecAttr(config *configs.Config) (uint32, bool) {
 	return nsenter.MemfdNoexecAttrValue(level, bounding), true
 }
 
-// memfdNoexecSeccomp installs the seccomp rules of the container's level in
-// runc init, for its init and for runc exec alike: before runc's own
-// filter (which could refuse seccomp(2) itself) and while runc init still
-// has CAP_SYS_ADMIN in its user namespace, so that no_new_privs stays as
-// the config says.  The filter survives the execve of the container's
-// process.
+// memfdNoexecSeccomp installs the seccomp rules of the level runc init
+// really runs at, read in the container's PID namespace (stage-0 applied
+// any request before): for every container and every runc exec, whether
+// the level was asked for, inherited from a parent namespace or found in a
+// namespace the container joins.  Before runc's own filter (which could
+// refuse seccomp(2) itself) and while runc init still has CAP_SYS_ADMIN in
+// its user namespace, so that no_new_privs stays as the config says.  The
+// filter survives the execve of the container's process.
 func memfdNoexecSeccomp(config *configs.Config) error {
-	level, ok := memfdNoexecLevel(config)
-	if !ok {
-		return nil
-	}
-	installed, err := nsenter.MemfdNoexecSeccomp(level)
+	level, requested := memfdNoexecLevel(config)
+	_, msg, err := nsenter.MemfdNoexecSeccomp(level, requested)
 	if err != nil {
-		return fmt.Errorf("vm.memfd_noexec=%s: %w", level, err)
+		if requested {
+			return fmt.Errorf("vm.memfd_noexec=%s: %w", level, err)
+		}
+		return fmt.Errorf("vm.memfd_noexec: %w", err)
 	}
-	if installed {
-		logrus.Debugf("vm.memfd_noexec=%s: memfd_create(MFD_HUGETLB) refused (seccomp)", level)
-	}
+	logrus.Debug(msg)
 	return nil
 }

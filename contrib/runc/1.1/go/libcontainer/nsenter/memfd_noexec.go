@@ -71,16 +71,24 @@ func MemfdNoexecAttrValue(level string, bounding []string) uint32 {
 }
 
 // MemfdNoexecSeccomp installs, in the calling thread, the seccomp rules
-// that go with the annotation's level (at 2: memfd_create(MFD_HUGETLB)
-// fails with EPERM).  It reports whether the level needed any.
-func MemfdNoexecSeccomp(level string) (bool, error) {
+// that go with the vm.memfd_noexec level it really runs at, read in its
+// own PID namespace: asked for (level, the annotation's value, checked
+// again; requested false: no annotation), inherited or joined.  At 2, or
+// when the level cannot be read, memfd_create(MFD_HUGETLB) fails with
+// EPERM.  It reports whether it installed any, and the line to log.
+func MemfdNoexecSeccomp(level string, requested bool) (bool, string, error) {
 	var cerr *C.struct_mt_error
+	var clevel *C.char
 
-	clevel := C.CString(level)
-	defer C.free(unsafe.Pointer(clevel))
-	r := C.runc_memfd_noexec_seccomp(clevel, &cerr)
-	if r < 0 {
-		return false, cError(&cerr)
+	if requested {
+		clevel = C.CString(level)
+		defer C.free(unsafe.Pointer(clevel))
 	}
-	return r > 0, nil
+	msg := make([]byte, 256)
+	r := C.runc_memfd_noexec_seccomp(clevel, (*C.char)(unsafe.Pointer(&msg[0])),
+		C.size_t(len(msg)), &cerr)
+	if r < 0 {
+		return false, "", cError(&cerr)
+	}
+	return r > 0, C.GoString((*C.char)(unsafe.Pointer(&msg[0]))), nil
 }

@@ -25,14 +25,7 @@
 
 #include "audit-internal.h"
 #include "macro.h"
-
-#define FAIL(...)                                               \
-	do {                                                    \
-		fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__);                   \
-		fputc('\n', stderr);                            \
-		return 1;                                       \
-	} while (0)
+#include "unit-cases.h"
 
 enum use { EXE, MAP, FD, EXE_MAPPED, MAP_AND_FD };
 
@@ -571,10 +564,7 @@ static int case_index_many(void)
 	return r;
 }
 
-static const struct {
-	const char *name;
-	int (*fn)(void);
-} cases[] = {
+static const struct unit_case cases[] = {
 	{"ns_worst_process_last", case_ns_worst_process_last},
 	{"ns_worst_process_first", case_ns_worst_process_first},
 	{"ns_certain_process_shown", case_ns_certain_process_shown},

@@ -122,6 +122,11 @@ int nsexec_apply_memfd_noexec_ns(pid_t target, int ns_fd, const struct nsexec_re
  * from inside it (which needs CAP_SYS_ADMIN over its owner, or being that
  * owner).  Never writes.  Returns 0, 1 or 2, or -errno: -EPERM when it may
  * not be entered, -ENOENT without the sysctl.
+ *
+ * Only memfd-noexec audit calls it today, yet it stays here, shipped to
+ * runtimes: a runtime that reads the effective level of its container
+ * (the runc and crun rebuilds may) needs exactly this, through the same
+ * helper as the write.
  */
 int nsexec_read_memfd_noexec(int ns_fd);
 

@@ -61,7 +61,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "check_runtime.h"
+#include "memfd-noexec.h"
 #include "errors.h"
 #include "escape.h"
 #include "fd-util.h"
@@ -100,8 +100,30 @@ static const char *const runtime_env[] = {
 
 static void usage_check(FILE *f)
 {
-	fprintf(f,
-		"Usage: memfd-noexec check --runtime PATH [--json]\n\nTells whether the OCI runtime at PATH honours the memfd_noexec\nannotation, by running small containers with it (as root): one\nannotated \"2\" must see vm.memfd_noexec=2, one annotated \"3\"\nmust be refused.  The containers run this program from a\nread-only bind of \"/\"; nothing is pulled.  The runtime runs in\na throwaway PID and mount namespace: neither this namespace's\nlevel nor the host's can change.  Its state and bundle live in a\nprivate directory that is removed afterwards.\n\nVerdicts: honours (exit 0); ignores: containers run unprotected;\nrefuses; cannot-tell, e.g. when the level here is already 2\n(exit 1 for these).  Exit 2: bad usage, or PATH is not an\nexecutable file.\n\n  -r, --runtime PATH  the runtime binary (runc, crun, ...)\n  -j, --json          one JSON object instead of text\n      --inside        (internal) what the test container runs\n");
+	static const char *const lines[] = {
+		"Usage: memfd-noexec check --runtime PATH [--json]",
+		"",
+		"Tells whether the OCI runtime at PATH honours the memfd_noexec",
+		"annotation, by running small containers with it (as root): one",
+		"annotated \"2\" must see vm.memfd_noexec=2, one annotated \"3\"",
+		"must be refused.  The containers run this program from a",
+		"read-only bind of \"/\"; nothing is pulled.  The runtime runs in",
+		"a throwaway PID and mount namespace: neither this namespace's",
+		"level nor the host's can change.  Its state and bundle live in a",
+		"private directory that is removed afterwards.",
+		"",
+		"Verdicts: honours (exit 0); ignores: containers run unprotected;",
+		"refuses; cannot-tell, e.g. when the level here is already 2",
+		"(exit 1 for these).  Exit 2: bad usage, or PATH is not an",
+		"executable file.",
+		"",
+		"  -r, --runtime PATH  the runtime binary (runc, crun, ...)",
+		"  -j, --json          one JSON object instead of text",
+		"      --inside        (internal) what the test container runs",
+		NULL,
+	};
+
+	print_lines(f, lines);
 }
 
 /* ---- the container's side ----------------------------------------------- */
@@ -879,15 +901,15 @@ static int decide(struct check_ctx *c, const sigset_t *mask, struct check_outcom
 
 /* ---- output ------------------------------------------------------------- */
 
-/* A printable-ASCII copy of s for display and JSON (non-UTF-8 paths). */
-static char *printable(const char *s)
+/* s escaped by the one escaper (common/escape.h), for display; NULL if out
+ * of memory. */
+static char *escaped(const char *s)
 {
-	char *m = strdup(s);
+	size_t len = strlen(s), size = len * MT_ESCAPE_MAX_PER_CHAR + 1;
+	char *m = malloc(size);
 
 	if (m)
-		for (char *p = m; *p; p++)
-			if ((unsigned char)*p < 0x20 || (unsigned char)*p >= 0x7f)
-				*p = '?';
+		(void)mt_escape(m, size, s, len, SIZE_MAX);
 	return m;
 }
 
@@ -1020,7 +1042,7 @@ static int precheck(struct check_ctx *c, struct check_outcome *o)
 		return set_verdict(
 			o, VERDICT_CANNOT_TELL,
 			"vm.memfd_noexec is already 2 in this PID namespace, and every container below it inherits 2: honouring and ignoring the annotation look the same.  Run the check from a PID namespace at 0 or 1 (e.g. the host's)");
-	r = nsexec_can_set_level(&reason);
+	r = probe_can_set_level(&reason);
 	if (r == -EPERM)
 		return set_verdict(
 			o, VERDICT_CANNOT_TELL,
@@ -1041,7 +1063,7 @@ static int check_runtime(const char *runtime, bool json)
 	sigset_t block, old;
 	int r, status = 1;
 
-	shown = printable(runtime);
+	shown = escaped(runtime);
 	if (!shown) {
 		cli_error("Failed to allocate memory");
 		return 1;
@@ -1077,7 +1099,9 @@ static int check_runtime(const char *runtime, bool json)
 		return 1;
 	}
 
-	r = json ? print_json(shown, &c, &o) : print_text(shown, &c, &o);
+	/* JSON carries the path itself (the writer escapes it) when it can. */
+	r = json ? print_json(mt_utf8_valid(runtime, strlen(runtime)) ? runtime : shown, &c, &o)
+		 : print_text(shown, &c, &o);
 	if (r < 0)
 		cli_error("Failed to print the result: %s", strerror(-r));
 	else if (o.verdict == VERDICT_HONOURS)
@@ -1090,7 +1114,7 @@ static int check_runtime(const char *runtime, bool json)
 	return status;
 }
 
-int nsexec_cmd_check(int argc, char *argv[])
+int verb_check(int argc, char *argv[])
 {
 	static const struct option options[] = {
 		{"help", no_argument, NULL, 'h'},

@@ -36,7 +36,7 @@
  *    it or only holds it (runc >= 1.2's parent holds the clone it starts
  *    runc init from).  A program could in principle make it without a
  *    flag at level 0 and seal it; we do not claim otherwise.  On hugetlbfs
- *    the kernel does not enforce F_SEAL_EXEC (KERNEL.md): there the memfd
+ *    the kernel does not enforce F_SEAL_EXEC (docs/kernel.md): there the memfd
  *    may as well have been made without a flag at 1 or 2 and chmod'ed
  *    afterwards, which keeps working, so "breaks at 2 only" is the worst
  *    case there.

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nsexec: vm.memfd_noexec for a container's PID namespace, one rule for
- * every caller (the patched runc's nsexec, the OCI hook, memfd-noexec run).
+ * every caller (the patched runc's nsexec, the rebuilt crun, the OCI hook,
+ * memfd-noexec run).
  *
  * vm.memfd_noexec is per PID namespace, and the kernel reads it from the
  * ACTIVE PID namespace of the task that calls memfd_create() (and of the

@@ -72,6 +72,8 @@ mapfile -t csrc < <(git ls-files '*.c' '*.h')
 one_check clang-format clang-format --dry-run -Werror "${csrc[@]}"
 # No user-visible string continued on a later line, so every message greps.
 one_check one-line-strings python3 tests/one-line-strings.py "${csrc[@]}"
+# The README's counts (patches per runc series, ctest builds, verbs) are the tree's.
+one_check readme-counts python3 tests/readme-counts.py
 # The Go files build.sh copies into runc (gofmt prints the unformatted).
 one_check gofmt sh -c 'test -z "$(gofmt -l contrib/runc/1.1/go)"'
 # Every tracked shell file (bats and .bash as bash): no error, no warning.

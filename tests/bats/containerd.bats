@@ -13,10 +13,9 @@
 # --debug, keeps runc's logs in $DAEMON_DIR/runc-debug.log).  The last
 # test stops containerd by PID and checks that nothing is left.
 #
-# Tests marked "(issue 14 item 3)" check the rule for a container that
-# JOINS an existing PID namespace: accepted with a notice when that
-# namespace is already at the level, refused (naming it and its level)
-# when below.
+# A container that JOINS an existing PID namespace is accepted with a
+# notice when that namespace is already at the level, and refused (naming
+# it and its level) when below.
 
 load helpers
 load daemons
@@ -247,7 +246,7 @@ start_pid_owner() {
 	OWNER_NS="/proc/$(task_pid "$ID-owner")/ns/pid"
 }
 
-@test "a joined PID namespace below the level is refused, naming it and its level (issue 14 item 3)" {
+@test "a joined PID namespace below the level is refused, naming it and its level" {
 	start_pid_owner -
 	run ctr_run "$RUNC_DEBUG_WRAPPER" --annotation=memfd_noexec=2 \
 		--with-ns="pid:$OWNER_NS" "$ID" sh -c "$PROBE"
@@ -261,7 +260,7 @@ start_pid_owner() {
 	assert_output 0
 }
 
-@test "a joined PID namespace already at the level is accepted, with a notice (issue 14 item 3)" {
+@test "a joined PID namespace already at the level is accepted, with a notice" {
 	start_pid_owner 2
 	run ctr_run "$RUNC_DEBUG_WRAPPER" --annotation=memfd_noexec=2 \
 		--with-ns="pid:$OWNER_NS" "$ID" sh -c "$PROBE"

@@ -9,7 +9,7 @@
  * Each memfd row names how the process uses the memfd (runs from it, maps
  * it executable, only holds it), its mode and seals as the kernel leaves
  * them, hugetlbfs or not, and whether they could be read.  For reference
- * (KERNEL.md): MFD_EXEC gives 0777; F_SEAL_EXEC added to an executable
+ * (docs/kernel.md): MFD_EXEC gives 0777; F_SEAL_EXEC added to an executable
  * memfd adds the write seals (0x3e, 0x3f with F_SEAL_SEAL); a flagless
  * memfd made at 1 or 2 comes out 0666 with F_SEAL_EXEC (0x20); one made
  * at 0 comes out 0777 (0xf after runc 1.1's seals, 0x1 without

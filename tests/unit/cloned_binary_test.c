@@ -70,8 +70,7 @@ _noreturn_ static void skip(const char *why)
 	exit(SKIP);
 }
 
-/* ---- assert/fail pairs ----------------------------------------------------
- */
+/* ---- assert/fail pairs -------------------------------------------------- */
 
 static void assert_seals(int fd, unsigned need)
 {
@@ -367,8 +366,7 @@ static void check_tmpfile_copy(int fd)
 		die("tmpfile copy is not an O_PATH fd");
 }
 
-/* ---- cases ----------------------------------------------------------------
- */
+/* ---- cases -------------------------------------------------------------- */
 
 static void case_memfd_exec_level0(void)
 {
@@ -863,8 +861,7 @@ static void case_emul_63_level2(void)
 	check_tmpfile_copy(fd);
 }
 
-/* ---- the overlay method ---------------------------------------------------
- */
+/* ---- the overlay method ------------------------------------------------- */
 
 static char debug_lines[4096];
 
@@ -1147,8 +1144,7 @@ static void case_overlay_writable_not_sealed(void)
 	}
 }
 
-/* ---- results are verified, not trusted ------------------------------------
- */
+/* ---- results are verified, not trusted ---------------------------------- */
 
 /* F_ADD_SEALS "succeeds" without sealing: the read-back must catch it. */
 static void case_seals_verified(void)

@@ -2,10 +2,11 @@
 /*
  * memfd-noexec audit: what would break at vm.memfd_noexec 1 or 2.  This
  * file is the verb: its options and its flow.  The work is in three
- * parts (audit-internal.h):
- *   audit-collect.c  reads /proc: processes, their memfds, namespace levels;
- *   audit-verdict.c  judges them (pure functions; the rules are there);
- *   audit-render.c   prints the text report or the JSON document.
+ * parts, the audit library (audit/audit.h):
+ *   collect.c, memfds.c, cgroup.c  read /proc: processes, their memfds,
+ *                                  namespace levels;
+ *   verdict.c  judges them (pure functions; the rules are there);
+ *   render.c   prints the text report or the JSON document.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit-internal.h"
+#include "audit.h"
 #include "log.h"
 #include "macro.h"
 #include "memfd-noexec.h"

@@ -35,7 +35,7 @@ int verb_hook(int argc, char *argv[]);
  * break, per process, grouped by PID namespace (container).  It reads
  * /proc only and changes nothing: no write anywhere, no signal, no ptrace;
  * memfds are opened read-only to read their mode and seals (the verdicts'
- * rules are in audit-verdict.c).  Prints the report to stdout.  Returns 0
+ * rules are in audit/verdict.c).  Prints the report to stdout.  Returns 0
  * when the audit ran (whatever it found), 1 when it could not (no process
  * N, /proc unreadable, out of memory), 2 on bad usage.
  */

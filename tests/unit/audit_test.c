@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for memfd-noexec audit's verdicts (audit-verdict.c) and its
+ * Unit tests for the audit library's verdicts (audit/verdict.c) and its
  * memfd index (audit_index_memfds), as tables: what collection read about
  * a memfd or a process, then the verdict, its basis ("(worst case)" or
  * not) and words the reason must (or must not) hold.  `audit_test ROW`
@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit-internal.h"
+#include "audit.h"
 #include "macro.h"
 #include "unit-cases.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * memfd-noexec audit: the verdicts.  Pure functions of what collection
- * read (audit-collect.c); tests/unit/audit_test.c tests them as a table.
+ * audit: the verdicts.  Pure functions of what collection
+ * read (collect.c); tests/unit/audit_test.c tests them as a table.
  *
  * What the levels do (Linux 6.6+, measured on 6.18; see the README's
  * "vm.memfd_noexec across kernels"):
@@ -75,7 +75,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit-internal.h"
+#include "audit.h"
 #include "macro.h"
 #include "missing_syscall.h"
 

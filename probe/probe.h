@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * memfd-noexec's probes (status, check and serve use them; no library
- * does): what this process may do about vm.memfd_noexec, and how the
+ * probe: memfd-noexec's probes (status, check and serve use them; no
+ * runtime does): what this process may do about vm.memfd_noexec, and how the
  * kernel's namespaces pass it on.  (The kernel's features are probed in
  * common/kernel-features.h.)  Every answer comes from calling the feature,
  * never from the kernel version.

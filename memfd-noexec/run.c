@@ -92,11 +92,8 @@ static int run_options(int argc, char *argv[])
 			run_mount_proc = true;
 			break;
 		case 'l':
-			level = mt_memfd_noexec_parse(optarg);
-			if (level < 0)
-				cli_die(EXIT_USAGE,
-					"invalid --level '%s': allowed values are 0, 1 or 2",
-					optarg);
+			level = cli_option_value(mt_memfd_noexec_parse(optarg), "--level", optarg,
+						 "0, 1 or 2");
 			break;
 		case ':':
 			cli_die(EXIT_USAGE, "option '%s' needs a value: 0, 1 or 2",

@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "fd-util.h"
+#include "fork-report.h"
 #include "macro.h"
 #include "missing_syscall.h"
 #include "pidns.h"
@@ -235,8 +236,9 @@ _noreturn_ static void sem_outer(int fd, const struct nsexec_ns_id *caller)
 }
 
 /* C: in the caller's namespace; creates the throwaway one, never writes. */
-_noreturn_ static void sem_creator(int fd, const struct nsexec_ns_id *caller)
+_noreturn_ static void sem_creator(int fd, const void *data)
 {
+	const struct nsexec_ns_id *caller = data;
 	struct sem_report rep = {.v0 = -1, .child_read = -1};
 	pid_t a;
 
@@ -284,29 +286,17 @@ static enum probe_semantics verdict(const struct sem_report *rep, char *detail, 
 /* Runs the probe's processes; returns 0 and whether a report came. */
 static int sem_run(struct sem_report *rep, bool *ret_got)
 {
-	_cleanup_close_ int rfd = -EBADF, wfd = -EBADF;
 	struct nsexec_ns_id caller;
-	int pipefd[2], r;
-	pid_t pid;
+	ssize_t got;
+	int r;
 
 	r = nsexec_ns_id_self(&caller);
 	if (r < 0)
 		return r;
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return negative_errno();
-	rfd = pipefd[0];
-	wfd = pipefd[1];
-	pid = fork();
-	if (pid < 0)
-		return negative_errno();
-	if (pid == 0) {
-		(void)close(rfd);
-		sem_creator(wfd, &caller);
-	}
-	wfd = safe_close(wfd);
-	*ret_got = read_up_to(rfd, rep, sizeof(*rep)) == sizeof(*rep);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	got = mt_fork_report(sem_creator, &caller, rep, sizeof(*rep), NULL);
+	if (got < 0)
+		return (int)got;
+	*ret_got = (size_t)got == sizeof(*rep);
 	return 0;
 }
 

@@ -63,22 +63,10 @@ static int check_inside(void)
 	return 0;
 }
 
-/* s escaped by the one escaper (common/escape.h), for display; NULL if out
- * of memory. */
-static char *escaped(const char *s)
-{
-	size_t len = strlen(s), size = len * MT_ESCAPE_MAX_PER_CHAR + 1;
-	char *m = malloc(size);
-
-	if (m)
-		(void)mt_escape(m, size, s, len, SIZE_MAX);
-	return m;
-}
-
 static int check(const char *runtime, bool json)
 {
 	_cleanup_error_ struct mt_error *err = NULL;
-	_cleanup_free_ char *shown = escaped(runtime);
+	_cleanup_free_ char *shown = mt_escape_dup(runtime);
 	struct runtime_check_outcome o;
 	int r, status = 1;
 

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -282,7 +283,24 @@ static int case_option_value(void)
 	return 0;
 }
 
+/* mt_escape_dup(): the whole string, as mt_escape() renders it. */
+static int case_escape_dup(void)
+{
+	char *s = mt_escape_dup("a\"b\\c\td\xc3\xa9\xff");
+
+	if (!s)
+		FAIL("mt_escape_dup: out of memory");
+	if (strcmp(s, "a\\\"b\\\\c\\td\\u00e9\\u00ff") != 0) {
+		fprintf(stderr, "got '%s'\n", s);
+		free(s);
+		FAIL("mt_escape_dup rendered it differently");
+	}
+	free(s);
+	return 0;
+}
+
 static const struct unit_case cases[] = {
+	{"escape_dup", case_escape_dup},
 	{"option_value", case_option_value},
 	{"fork_report", case_fork_report},
 	{"fork_report_sigchld_ignored", case_fork_report_sigchld_ignored},

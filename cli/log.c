@@ -136,3 +136,10 @@ const char *cli_bad_option(char *argv[])
 	}
 	return prev;
 }
+
+int cli_option_value(int r, const char *option, const char *value, const char *allowed)
+{
+	if (r < 0)
+		cli_die(2, "invalid %s '%s': allowed values are %s", option, value, allowed);
+	return r;
+}

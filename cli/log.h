@@ -46,4 +46,11 @@ void cli_log_line(const char *line);
  */
 const char *cli_bad_option(char *argv[]);
 
+/*
+ * The value of an option that a parser took (r: the value, >= 0, or
+ * -errno): returns r when it is a value, else dies with status 2 (bad
+ * usage) and "invalid OPTION 'VALUE': allowed values are ALLOWED".
+ */
+int cli_option_value(int r, const char *option, const char *value, const char *allowed);
+
 #endif

@@ -33,8 +33,7 @@
 
 extern char **environ;
 
-/* ---- names ----------------------------------------------------------------
- */
+/* ---- names -------------------------------------------------------------- */
 
 static const char *const method_names[_CLONED_BINARY_METHOD_MAX] = {
 	[CLONED_BINARY_METHOD_AUTO] = "auto",
@@ -67,8 +66,7 @@ int cloned_binary_request_from_string(const char *s)
 	return -EINVAL;
 }
 
-/* ---- clone ----------------------------------------------------------------
- */
+/* ---- clone -------------------------------------------------------------- */
 
 /*
  * The overlay method first, where auto may use it; its failure is always a
@@ -165,8 +163,7 @@ done:
 	return 0;
 }
 
-/* ---- recognising a clone --------------------------------------------------
- */
+/* ---- recognising a clone ------------------------------------------------ */
 
 static bool is_on_overlay(int fd)
 {
@@ -224,8 +221,7 @@ int cloned_binary_is_sealed(int fd, const struct cloned_binary_options *opts)
 	return cb_fs_is_trusted((unsigned long)sfs.f_type);
 }
 
-/* ---- exec and ensure ------------------------------------------------------
- */
+/* ---- exec and ensure ---------------------------------------------------- */
 
 int cloned_binary_exec(int fd, char *const argv[], char *const envp[],
 		       const struct cloned_binary_options *opts, struct mt_error **err)

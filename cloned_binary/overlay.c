@@ -431,8 +431,7 @@ static int overlay_open_in_userns(struct ovl_target *t, enum ovl_step *ret_step)
 	return c.fd >= 0 ? c.fd : -c.err;
 }
 
-/* ---- recognising it --------------------------------------------------------
- */
+/* ---- recognising it ----------------------------------------------------- */
 
 /* The mount ID of the file open at fd (fdinfo's "mnt_id:", 3.15+). */
 static int mount_id_of(int fd)

@@ -27,6 +27,10 @@
  */
 size_t mt_escape(char *dst, size_t size, const char *s, size_t len, size_t max_chars);
 
+/* The whole NUL-terminated s escaped as mt_escape() does, in a new
+ * malloc'd string; NULL when out of memory (or s too long to escape). */
+char *mt_escape_dup(const char *s);
+
 /*
  * Decodes one UTF-8 sequence at s (n > 0 bytes available): returns its
  * length and stores the code point, or returns 0 for an invalid or

@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* escape.h; named mt-escape.c because runc's libcontainer/nsenter/, where
  * contrib/runc/build.sh copies common/, has an escape.c of its own. */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "escape.h"
@@ -99,4 +101,18 @@ size_t mt_escape(char *dst, size_t size, const char *s, size_t len, size_t max_c
 	}
 	dst[o] = '\0';
 	return i;
+}
+
+char *mt_escape_dup(const char *s)
+{
+	size_t len = strlen(s), size;
+	char *buf;
+
+	if (len > (SIZE_MAX - 1) / MT_ESCAPE_MAX_PER_CHAR)
+		return NULL;
+	size = len * MT_ESCAPE_MAX_PER_CHAR + 1;
+	buf = malloc(size);
+	if (buf)
+		(void)mt_escape(buf, size, s, len, SIZE_MAX);
+	return buf;
 }

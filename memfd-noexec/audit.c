@@ -2,10 +2,11 @@
 /*
  * memfd-noexec audit: what would break at vm.memfd_noexec 1 or 2.  This
  * file is the verb: its options and its flow.  The work is in three
- * parts (audit-internal.h):
- *   audit-collect.c  reads /proc: processes, their memfds, namespace levels;
- *   audit-verdict.c  judges them (pure functions; the rules are there);
- *   audit-render.c   prints the text report or the JSON document.
+ * parts, the audit library (audit/audit.h):
+ *   collect.c, memfds.c, cgroup.c  read /proc: processes, their memfds,
+ *                                  namespace levels;
+ *   verdict.c  judges them (pure functions; the rules are there);
+ *   render.c   prints the text report or the JSON document.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -16,17 +17,37 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit-internal.h"
 #include "audit.h"
 #include "log.h"
 #include "macro.h"
+#include "memfd-noexec.h"
 
-#define EXIT_USAGE 2
-
-void nsexec_audit_usage(FILE *f)
+static void audit_usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: memfd-noexec audit [--json] [--pid N | --container-pid N | --all]\n\nReads /proc (and changes nothing) to tell, per process and per\nPID namespace (container), what raising vm.memfd_noexec would\nbreak: \"fine at 2\", \"breaks at 2 only\" or \"breaks at 1 and 2\",\nwith the reason; \"(worst case)\" where the kernel cannot tell\nhow a memfd was made.  Ends with a summary line.\n\n  --all              every process /proc shows (default)\n  --pid N            process N only\n  --container-pid N  the PID namespace of process N (a container's\n                     init), every process in it\n  --json             one JSON document instead of text\n\nPIDs are as this /proc shows them.  As root every process and\nevery namespace's level can be read; a user reads their own\nprocesses, the level of their own PID namespace only, and gets\nthe others listed as unreadable.  Exit status: 0 audited\n(whatever the verdicts), 1 failure, 2 bad usage.\n");
+	static const char *const lines[] = {
+		"Usage: memfd-noexec audit [--json] [--pid N | --container-pid N | --all]",
+		"",
+		"Reads /proc (and changes nothing) to tell, per process and per",
+		"PID namespace (container), what raising vm.memfd_noexec would",
+		"break: \"fine at 2\", \"breaks at 2 only\" or \"breaks at 1 and 2\",",
+		"with the reason; \"(worst case)\" where the kernel cannot tell",
+		"how a memfd was made.  Ends with a summary line.",
+		"",
+		"  --all              every process /proc shows (default)",
+		"  --pid N            process N only",
+		"  --container-pid N  the PID namespace of process N (a container's",
+		"                     init), every process in it",
+		"  --json             one JSON document instead of text",
+		"",
+		"PIDs are as this /proc shows them.  As root every process and",
+		"every namespace's level can be read; a user reads their own",
+		"processes, the level of their own PID namespace only, and gets",
+		"the others listed as unreadable.  Exit status: 0 audited",
+		"(whatever the verdicts), 1 failure, 2 bad usage.",
+		NULL,
+	};
+
+	print_lines(f, lines);
 }
 
 /* Sets the scope; refuses a second one.  0 or -EINVAL (reported). */
@@ -69,7 +90,7 @@ static int parse_options(int argc, char *argv[], struct audit *a, bool *json)
 	while (r == 0 && (c = getopt_long(argc, argv, "+:hjap:c:", options, NULL)) != -1) {
 		switch (c) {
 		case 'h':
-			nsexec_audit_usage(stdout);
+			audit_usage(stdout);
 			return 1;
 		case 'j':
 			*json = true;
@@ -132,7 +153,7 @@ static int collect(struct audit *a)
 	return 1;
 }
 
-int nsexec_audit_main(int argc, char *argv[])
+int verb_audit(int argc, char *argv[])
 {
 	_cleanup_(audit_done) struct audit a = {.scope = AUDIT_SCOPE_ALL};
 	bool json = false;

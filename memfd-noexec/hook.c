@@ -51,19 +51,6 @@ static void hook_options(int argc, char *argv[])
 			argv[optind]);
 }
 
-/* The OCI state's strings come from the runtime's caller: escaped in
- * messages (mt_escape()), so that no byte of them reaches a terminal or a
- * log as it is.  malloc'd; NULL when out of memory. */
-static char *escaped(const char *s)
-{
-	size_t len = strlen(s), size = len * MT_ESCAPE_MAX_PER_CHAR + 1;
-	char *buf = malloc(size);
-
-	if (buf)
-		(void)mt_escape(buf, size, s, len, SIZE_MAX);
-	return buf;
-}
-
 static int hook_read_state(struct policy_state *st, struct mt_error **e)
 {
 	_cleanup_free_ char *data = NULL;
@@ -78,10 +65,11 @@ static int hook_read_state(struct policy_state *st, struct mt_error **e)
 	if (r < 0)
 		return r;
 	/* After the container process runs, it is too late to promise that
-	 * no memfd was made under the old value. */
+	 * no memfd was made under the old value.  The OCI state's strings
+	 * come from the runtime's caller: escaped in every message. */
 	if (st->status && strcmp(st->status, "creating") != 0 &&
 	    strcmp(st->status, "created") != 0) {
-		_cleanup_free_ char *status = escaped(st->status);
+		_cleanup_free_ char *status = mt_escape_dup(st->status);
 
 		if (!status)
 			return mt_error_set(e, -ENOMEM, "Failed to quote: %s", strerror(ENOMEM));
@@ -112,7 +100,7 @@ static int hook_request(const struct policy_state *st, struct nsexec_request *re
 		return mt_error_set(e, -st->level_error->err, "%s", st->level_error->msg);
 	if (st->level != POLICY_LEVEL_NONE && cfg.level != POLICY_LEVEL_NONE &&
 	    st->level != cfg.level) {
-		_cleanup_free_ char *bundle = escaped(st->bundle);
+		_cleanup_free_ char *bundle = mt_escape_dup(st->bundle);
 
 		if (!bundle)
 			return mt_error_set(e, -ENOMEM, "Failed to quote: %s", strerror(ENOMEM));

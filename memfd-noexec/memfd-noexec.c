@@ -12,7 +12,7 @@
  *
  * This file is main(): the global options, the verb table and the
  * top-level usage.  Each verb is a file of its own (status.c, run.c,
- * hook.c, audit.c, check_runtime.c, serve.c); a new verb is a new file and
+ * hook.c, audit.c, check.c, serve.c); a new verb is a new file and
  * a row in verbs[] below.  Every verb reports through cli/log.h.
  *
  * Exit status: 0 success; 1 failure (status, hook; audit when it could not
@@ -32,39 +32,83 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "audit.h"
-#include "check_runtime.h"
 #include "log.h"
 #include "macro.h"
 #include "memfd-noexec.h"
 #include "serve.h"
 
+/* The column at which a verb's description starts in the usage. */
+#define HELP_COLUMN 32
+
 static const struct verb {
 	const char *name;
 	int (*fn)(int argc, char *argv[]);
-	/* Its lines under "Commands:" in the top-level usage. */
-	const char *help;
+	/* Its synopsis and its description, one line each, under "Commands:"
+	 * in the top-level usage. */
+	const char *synopsis;
+	const char *const *help;
 } verbs[] = {
-	{"status", verb_status,
-	 "  status [--json] [--no-probe]  kernel support and the level here\n"},
-	{"run", verb_run, "  run --level N [--] CMD...     run CMD in a new PID namespace at N\n"},
-	{"hook", verb_hook,
-	 "  hook                          OCI hook (prestart/createRuntime):\n                                applies the container's memfd_noexec\n                                annotation; OCI state on stdin\n"},
-	{"audit", nsexec_audit_main,
-	 "  audit [--json] [--pid N | --container-pid N | --all]\n                                what levels 1 and 2 would break\n"},
-	{"check", nsexec_cmd_check,
-	 "  check --runtime PATH [--json] does that runtime honour the\n                                annotation? (runs test containers)\n"},
+	{"status", verb_status, "status [--json] [--no-probe]",
+	 (const char *const[]){"kernel support and the level here", NULL}},
+	{"run", verb_run, "run --level N [--] CMD...",
+	 (const char *const[]){"run CMD in a new PID namespace at N", NULL}},
+	{"hook", verb_hook, "hook",
+	 (const char *const[]){
+		 "OCI hook (prestart/createRuntime):",
+		 "applies the container's memfd_noexec",
+		 "annotation; OCI state on stdin",
+		 NULL,
+	 }},
+	{"audit", verb_audit, "audit [--json] [--pid N | --container-pid N | --all]",
+	 (const char *const[]){"what levels 1 and 2 would break", NULL}},
+	{"check", verb_check, "check --runtime PATH [--json]",
+	 (const char *const[]){
+		 "does that runtime honour the",
+		 "annotation? (runs test containers)",
+		 NULL,
+	 }},
 	{"serve", nsexec_serve_main,
-	 "  serve [--socket PATH] [--allow-user U]... [--allow-group G]...\n                                as root: raise the level for rootless\n                                containers that ask over a socket\n                                (runtimes always ask at /run/memfd-noexec.sock;\n                                --socket is for tests and private setups)\n"},
+	 "serve [--socket PATH] [--allow-user U]... [--allow-group G]...",
+	 (const char *const[]){
+		 "as root: raise the level for rootless",
+		 "containers that ask over a socket",
+		 "(runtimes always ask at /run/memfd-noexec.sock;",
+		 "--socket is for tests and private setups)",
+		 NULL,
+	 }},
 };
 
 static void usage(FILE *f)
 {
-	fprintf(f,
-		"Usage: %s COMMAND [OPTIONS]\n       %s --help | --version\n\nSets vm.memfd_noexec for a PID namespace (Linux 6.3+):\n  0  memfd_create() makes executable memfds unless asked not to\n  1  memfds are non-executable and sealed unless MFD_EXEC\n  2  like 1, and MFD_EXEC is refused (EACCES)\n\nCommands:\n",
-		PROGRAM_NAME, PROGRAM_NAME);
-	for (size_t i = 0; i < ELEMENTSOF(verbs); i++)
-		fputs(verbs[i].help, f);
+	static const char *const head[] = {
+		"Usage: " PROGRAM_NAME " COMMAND [OPTIONS]",
+		"       " PROGRAM_NAME " --help | --version",
+		"",
+		"Sets vm.memfd_noexec for a PID namespace (Linux 6.3+):",
+		"  0  memfd_create() makes executable memfds unless asked not to",
+		"  1  memfds are non-executable and sealed unless MFD_EXEC",
+		"  2  like 1, and MFD_EXEC is refused (EACCES)",
+		"",
+		"Commands:",
+		NULL,
+	};
+
+	print_lines(f, head);
+	for (size_t i = 0; i < ELEMENTSOF(verbs); i++) {
+		/* The description beside the synopsis when it fits, else
+		 * below it; its other lines below, aligned. */
+		int w = fprintf(f, "  %s", verbs[i].synopsis);
+
+		for (const char *const *l = verbs[i].help; *l; l++) {
+			if (w >= HELP_COLUMN) {
+				fputc('\n', f);
+				w = 0;
+			}
+			fprintf(f, "%*s%s", HELP_COLUMN - w, "", *l);
+			w = HELP_COLUMN;
+		}
+		fputc('\n', f);
+	}
 	fprintf(f, "\nRun '%s COMMAND --help' for a command's options.\n", PROGRAM_NAME);
 }
 

@@ -27,9 +27,25 @@
 
 static void usage_run(FILE *f)
 {
-	fprintf(f,
-		"Usage: %s run --level N [--proc] [--] CMD [ARG...]\n\nCreates a PID namespace, sets its vm.memfd_noexec to N (0, 1 or 2)\nand runs CMD as its init.  A stricter inherited value is kept,\nwith a notice.  Where the level CMD really runs at is 2 (or\ncannot be read), memfd_create(MFD_HUGETLB) fails with EPERM\nfor CMD and all it starts (seccomp; hugetlbfs ignores\nF_SEAL_EXEC).  Needs global root.  Exits with CMD's status\n(128+N for signal N); 125 if the namespace could not be set up,\n126/127 if CMD could not be executed/found.\n\n  -l, --level N   0, 1 or 2\n  -p, --proc      also a mount namespace with a /proc of the new\n                  PID namespace (for runtimes such as runc)\n",
-		PROGRAM_NAME);
+	static const char *const lines[] = {
+		"Usage: " PROGRAM_NAME " run --level N [--proc] [--] CMD [ARG...]",
+		"",
+		"Creates a PID namespace, sets its vm.memfd_noexec to N (0, 1 or 2)",
+		"and runs CMD as its init.  A stricter inherited value is kept,",
+		"with a notice.  Where the level CMD really runs at is 2 (or",
+		"cannot be read), memfd_create(MFD_HUGETLB) fails with EPERM",
+		"for CMD and all it starts (seccomp; hugetlbfs ignores",
+		"F_SEAL_EXEC).  Needs global root.  Exits with CMD's status",
+		"(128+N for signal N); 125 if the namespace could not be set up,",
+		"126/127 if CMD could not be executed/found.",
+		"",
+		"  -l, --level N   0, 1 or 2",
+		"  -p, --proc      also a mount namespace with a /proc of the new",
+		"                  PID namespace (for runtimes such as runc)",
+		NULL,
+	};
+
+	print_lines(f, lines);
 }
 
 /* run --proc: a mount namespace of its own with a /proc of the new PID
@@ -111,11 +127,8 @@ static int run_options(int argc, char *argv[])
 			run_mount_proc = true;
 			break;
 		case 'l':
-			level = mt_memfd_noexec_parse(optarg);
-			if (level < 0)
-				cli_die(EXIT_USAGE,
-					"invalid --level '%s': allowed values are 0, 1 or 2",
-					optarg);
+			level = cli_option_value(mt_memfd_noexec_parse(optarg), "--level", optarg,
+						 "0, 1 or 2");
 			break;
 		case ':':
 			cli_die(EXIT_USAGE, "option '%s' needs a value: 0, 1 or 2",

@@ -3,6 +3,12 @@
 #include "log.h"
 #include "memfd-noexec.h"
 
+void print_lines(FILE *f, const char *const *lines)
+{
+	for (; *lines; lines++)
+		fprintf(f, "%s\n", *lines);
+}
+
 void report_result(const struct nsexec_result *res)
 {
 	if (res->joined)

@@ -42,7 +42,7 @@ struct status_info {
 	struct mt_features f;
 	int level;   /* or -errno */
 	int initial; /* 1, 0, or -errno */
-	enum nsexec_semantics sem;
+	enum probe_semantics sem;
 	char sem_detail[256];
 	bool probed;
 	int can; /* 0, or -errno */
@@ -72,7 +72,7 @@ static int print_status_json(const struct status_info *s)
 		(void)policy_json_writer_add_null(w, "level");
 	(void)policy_json_writer_add_string(w, "pid_namespace", pidns_name(s->initial));
 	(void)policy_json_writer_add_string(
-		w, "semantics", s->probed ? nsexec_semantics_to_string(s->sem) : "not probed");
+		w, "semantics", s->probed ? probe_semantics_to_string(s->sem) : "not probed");
 	(void)policy_json_writer_add_string(w, "semantics_detail",
 					    s->sem_detail[0] ? s->sem_detail : NULL);
 	if (s->can == 0 || s->can == -EPERM)
@@ -97,9 +97,9 @@ static void print_status_text(const struct status_info *s)
 	if (!s->probed)
 		printf("semantics: not probed\n");
 	else if (s->sem_detail[0])
-		printf("semantics: %s (%s)\n", nsexec_semantics_to_string(s->sem), s->sem_detail);
+		printf("semantics: %s (%s)\n", probe_semantics_to_string(s->sem), s->sem_detail);
 	else
-		printf("semantics: %s\n", nsexec_semantics_to_string(s->sem));
+		printf("semantics: %s\n", probe_semantics_to_string(s->sem));
 	if (s->can == 0)
 		printf("can_raise: yes\n");
 	else if (s->can == -EPERM)
@@ -114,13 +114,13 @@ static void status_collect(struct status_info *s, bool probe)
 
 	features_or_die(&s->f);
 	s->level = s->f.memfd_noexec ? mt_memfd_noexec_read() : -ENOENT;
-	s->initial = nsexec_in_initial_pidns();
-	s->can = nsexec_can_set_level(&s->can_reason);
+	s->initial = probe_in_initial_pidns();
+	s->can = probe_can_set_level(&s->can_reason);
 	if (!s->f.memfd_noexec) {
-		s->sem = NSEXEC_SEMANTICS_ABSENT;
+		s->sem = PROBE_SEMANTICS_ABSENT;
 		s->probed = true;
 	} else if (probe) {
-		r = nsexec_probe_semantics(&s->sem, s->sem_detail, sizeof(s->sem_detail));
+		r = probe_kernel_semantics(&s->sem, s->sem_detail, sizeof(s->sem_detail));
 		if (r < 0)
 			cli_die(1, "Failed to probe the semantics: %s", strerror(-r));
 		s->probed = true;

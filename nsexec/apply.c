@@ -44,8 +44,7 @@ static void target_done(struct target *t)
 	t->given = safe_close(t->given);
 }
 
-/* ---- finding the target's namespace --------------------------------------
- */
+/* ---- finding the target's namespace ------------------------------------- */
 
 /*
  * The namespace the runtime passed (nsexec_apply_memfd_noexec_ns()): used
@@ -164,8 +163,7 @@ static int target_open(pid_t pid, struct target *t, struct mt_error **err)
 	return 0;
 }
 
-/* ---- which rule applies ---------------------------------------------------
- */
+/* ---- which rule applies ------------------------------------------------- */
 
 static int target_origin(struct target *t, const struct nsexec_request *req, struct mt_error **err)
 {
@@ -209,8 +207,7 @@ static int check_created(const struct target *t, int level, struct mt_error **er
 		level, (int)t->pid, which);
 }
 
-/* ---- reading a namespace's level ------------------------------------------
- */
+/* ---- reading a namespace's level ---------------------------------------- */
 
 /* The effective level of the namespace at fd, or of ours; or -errno.  A
  * rootless caller enters as the owner of the namespace's user namespace. */
@@ -348,8 +345,7 @@ static int check_sys_admin(const struct target *t, const struct nsexec_request *
 		req->level, (int)t->pid, parent_level);
 }
 
-/* ---- raising a namespace created for the target ---------------------------
- */
+/* ---- raising a namespace created for the target ------------------------- */
 
 static int explain_write(const struct target *t, int level, const struct nsexec_report *rep,
 			 struct mt_error **err)

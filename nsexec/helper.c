@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "fd-util.h"
+#include "fork-report.h"
 #include "helper.h"
 #include "macro.h"
 #include "memfd-sysctl.h"
@@ -114,9 +115,10 @@ _noreturn_ static void helper(int ns_fd, int fd, const struct job *j)
 	_exit(0);
 }
 
-static void describe_status(int r, int status, char *buf, size_t size)
+/* status: a wait status, or the -errno of waitpid(). */
+static void describe_status(int status, char *buf, size_t size)
 {
-	if (r < 0)
+	if (status < 0)
 		(void)snprintf(buf, size, "ended");
 	else if (WIFEXITED(status))
 		(void)snprintf(buf, size, "exited with status %d", WEXITSTATUS(status));
@@ -127,37 +129,35 @@ static void describe_status(int r, int status, char *buf, size_t size)
 		(void)snprintf(buf, size, "ended with wait status 0x%x", status);
 }
 
+/* The helper's side of mt_fork_report(). */
+struct helper_args {
+	int ns_fd;
+	const struct job *j;
+};
+
+_noreturn_ static void helper_child(int fd, const void *data)
+{
+	const struct helper_args *a = data;
+
+	helper(a->ns_fd, fd, a->j);
+}
+
 int nsexec_in_pidns(int ns_fd, int user_fd, int level, const struct nsexec_ns_id *want,
 		    const struct nsexec_ns_id *forbidden, size_t n, struct nsexec_report *ret,
 		    char *how, size_t how_size)
 {
 	const struct job j = {user_fd, level, want, forbidden, n};
-	_cleanup_close_ int rfd = -EBADF, wfd = -EBADF;
-	int pipefd[2], status = 0, r;
-	size_t got;
-	pid_t pid;
+	const struct helper_args a = {ns_fd, &j};
+	int status = 0;
+	ssize_t got;
 
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return negative_errno();
-	rfd = pipefd[0];
-	wfd = pipefd[1];
-
-	pid = fork();
-	if (pid < 0)
-		return negative_errno();
-	if (pid == 0) {
-		(void)close(rfd);
-		helper(ns_fd, wfd, &j);
-	}
-	wfd = safe_close(wfd);
-
-	got = read_up_to(rfd, ret, sizeof(*ret));
-	while ((r = waitpid(pid, &status, 0)) < 0 && errno == EINTR)
-		;
+	got = mt_fork_report(helper_child, &a, ret, sizeof(*ret), &status);
+	if (got < 0)
+		return (int)got;
 	/* A caller that reaps children itself (SIGCHLD ignored, or a reaper
 	 * loop) makes waitpid() fail; the report is what counts. */
-	if (got != sizeof(*ret)) {
-		describe_status(r, status, how, how_size);
+	if ((size_t)got != sizeof(*ret)) {
+		describe_status(status, how, how_size);
 		return -EPROTO;
 	}
 	return 0;

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * nsexec: vm.memfd_noexec for a container's PID namespace, one rule for
- * every caller (the patched runc's nsexec, the OCI hook, memfd-noexec run).
+ * every caller (the patched runc's nsexec, the rebuilt crun, the OCI hook,
+ * memfd-noexec run).
  *
  * vm.memfd_noexec is per PID namespace, and the kernel reads it from the
  * ACTIVE PID namespace of the task that calls memfd_create() (and of the
@@ -122,6 +123,11 @@ int nsexec_apply_memfd_noexec_ns(pid_t target, int ns_fd, const struct nsexec_re
  * from inside it (which needs CAP_SYS_ADMIN over its owner, or being that
  * owner).  Never writes.  Returns 0, 1 or 2, or -errno: -EPERM when it may
  * not be entered, -ENOENT without the sysctl.
+ *
+ * Only memfd-noexec audit calls it today, yet it stays here, shipped to
+ * runtimes: a runtime that reads the effective level of its container
+ * (the runc and crun rebuilds may) needs exactly this, through the same
+ * helper as the write.
  */
 int nsexec_read_memfd_noexec(int ns_fd);
 

@@ -1,9 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Internal to nsexec/: namespace identities, and what /proc tells about a
- * process's namespaces.  nsexec_guard_active_pidns() is async-signal-safe
- * (no allocation, no stdio): it runs in children forked from a possibly
- * multi-threaded caller.
+ * Part of nsexec's API: namespace identities, and what /proc tells about a
+ * process's namespaces.  nsexec/ builds its rules on them, and so do the
+ * memfd-noexec service (which checks a client's namespace) and
+ * memfd-noexec's probes (which guard their throwaway namespaces).  The
+ * /proc parsers behind them stay static in pidns.c.
+ * nsexec_guard_active_pidns() is async-signal-safe (no allocation, no
+ * stdio): it runs in children forked from a possibly multi-threaded
+ * caller.
  */
 #ifndef NSEXEC_PIDNS_H
 #define NSEXEC_PIDNS_H

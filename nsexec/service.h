@@ -4,7 +4,7 @@
  * for rootless containers, which may not write it themselves (only global
  * root may: the file is 0644 and owned by it).  `memfd-noexec serve` is the
  * service; nsexec_service_raise() the client, used by nsexec (the patched
- * runc, the hook) when its own write is refused.
+ * runc, the rebuilt crun, the hook) when its own write is refused.
  *
  * The protocol, one request per connection on a SOCK_SEQPACKET Unix
  * socket:

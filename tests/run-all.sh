@@ -72,18 +72,20 @@ mapfile -t csrc < <(git ls-files '*.c' '*.h')
 one_check clang-format clang-format --dry-run -Werror "${csrc[@]}"
 # No user-visible string continued on a later line, so every message greps.
 one_check one-line-strings python3 tests/one-line-strings.py "${csrc[@]}"
+# The README's counts (patches per runc series, ctest builds, verbs) are the tree's.
+one_check readme-counts python3 tests/readme-counts.py
 # The Go files build.sh copies into runc (gofmt prints the unformatted).
 one_check gofmt sh -c 'test -z "$(gofmt -l contrib/runc/1.1/go)"'
 # Every tracked shell file (bats and .bash as bash): no error, no warning.
 one_check shellcheck tests/shellcheck.sh
 
 note "build"
-one_check build sh -c "cmake -S . -B build >/dev/null && cmake --build build -j2"
-one_check build-asan sh -c "cmake -S . -B build-asan -DENABLE_ASAN=ON -DENABLE_UBSAN=ON >/dev/null && cmake --build build-asan -j2"
-one_check build-static sh -c "cmake -S . -B build-static -DBUILD_STATIC=ON >/dev/null && cmake --build build-static -j2"
-one_check build-clang sh -c "CC=clang cmake -S . -B build-clang >/dev/null && cmake --build build-clang -j2"
+one_check build sh -c "cmake -S . -B build -DENABLE_WERROR=ON >/dev/null && cmake --build build -j2"
+one_check build-asan sh -c "cmake -S . -B build-asan -DENABLE_WERROR=ON -DENABLE_ASAN=ON -DENABLE_UBSAN=ON >/dev/null && cmake --build build-asan -j2"
+one_check build-static sh -c "cmake -S . -B build-static -DENABLE_WERROR=ON -DBUILD_STATIC=ON >/dev/null && cmake --build build-static -j2"
+one_check build-clang sh -c "CC=clang cmake -S . -B build-clang -DENABLE_WERROR=ON >/dev/null && cmake --build build-clang -j2"
 # -O0 with assertions: GCC's -Wformat-truncation and friends judge other paths there.
-one_check build-debug sh -c "cmake -S . -B build-debug -DCMAKE_BUILD_TYPE=Debug >/dev/null && cmake --build build-debug -j2"
+one_check build-debug sh -c "cmake -S . -B build-debug -DENABLE_WERROR=ON -DCMAKE_BUILD_TYPE=Debug >/dev/null && cmake --build build-debug -j2"
 
 note "unit tests (CTest)"
 run_ctest build plain
@@ -98,7 +100,7 @@ run_ctest build-debug debug
 # once, then a fixed budget of fuzzing from a copy of the seed corpus in
 # build-fuzz/fuzz-run/.  A crash names its input in the log's last lines.
 note "policy fuzzer (libFuzzer, clang)"
-one_check build-fuzz sh -c "cmake -S . -B build-fuzz -DENABLE_FUZZ=ON -DCMAKE_C_COMPILER=clang >/dev/null && cmake --build build-fuzz -j2 --target fuzz_policy"
+one_check build-fuzz sh -c "cmake -S . -B build-fuzz -DENABLE_WERROR=ON -DENABLE_FUZZ=ON -DCMAKE_C_COMPILER=clang >/dev/null && cmake --build build-fuzz -j2 --target fuzz_policy"
 one_check fuzz-regress tests/fuzz/run.sh build-fuzz regress
 one_check fuzz tests/fuzz/run.sh build-fuzz fuzz "${FUZZ_SECONDS:-60}"
 

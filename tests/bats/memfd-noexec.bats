@@ -584,7 +584,7 @@ join_sleeper() {
 	return 1
 }
 
-@test "item 2: the hook honours the state's own annotation when config.json lacks it" {
+@test "the hook honours the state's own annotation when config.json lacks it" {
 	requires root memfd_noexec
 	start_sleeper
 	# An earlier hook renamed the key in config.json; the runtime's state
@@ -596,7 +596,7 @@ join_sleeper() {
 	[ "$(ns_level "$SLEEPER")" = 2 ]
 }
 
-@test "item 2: a state and a config.json that disagree, or a bad state value, are refused" {
+@test "a state and a config.json that disagree, or a bad state value, are refused" {
 	requires root memfd_noexec
 	start_sleeper
 	make_bundle "{$CAPS,\"annotations\":{\"memfd_noexec\":\"1\"}}"
@@ -610,7 +610,7 @@ join_sleeper() {
 	[ "$(ns_level "$SLEEPER")" = "$(host_level)" ]
 }
 
-@test "item 3: the hook never changes a PID namespace the container only joins" {
+@test "the hook never changes a PID namespace the container only joins" {
 	requires root memfd_noexec
 	start_sleeper
 	join_sleeper
@@ -629,7 +629,7 @@ join_sleeper() {
 	[ "$(ns_level "$SLEEPER")" = 2 ]
 }
 
-@test "item 3: a joined PID namespace already at the level is accepted, with a notice" {
+@test "a joined PID namespace already at the level is accepted, with a notice" {
 	requires root memfd_noexec
 	start_sleeper 2
 	join_sleeper
@@ -645,7 +645,7 @@ join_sleeper() {
 	[ "$(ns_level "$SLEEPER")" = 2 ]
 }
 
-@test "item 4: a container that keeps CAP_SYS_ADMIN without a user namespace is refused" {
+@test "a container that keeps CAP_SYS_ADMIN without a user namespace is refused" {
 	requires root memfd_noexec
 	start_sleeper
 	make_bundle '{"process":{"capabilities":{"bounding":["CAP_KILL","CAP_SYS_ADMIN"]}},"annotations":{"memfd_noexec":"2"}}'
@@ -665,7 +665,7 @@ join_sleeper() {
 # Level 1 asks the same question as 2: a container that keeps CAP_SYS_ADMIN
 # could lower 1 to 0 too, so a bounding entry that cannot be read is refused
 # at 1 as well, before anything is written.
-@test "item 4: at level 1 too, a bounding entry that no runtime accepts is refused" {
+@test "at level 1 too, a bounding entry that no runtime accepts is refused" {
 	requires root memfd_noexec
 	start_sleeper
 	local before entry
@@ -681,7 +681,7 @@ join_sleeper() {
 	[ "$(ns_level "$SLEEPER")" = "$before" ]
 }
 
-@test "item 4: the undo is real, and a user namespace (or a parent at the level) makes the request safe" {
+@test "the undo is real, and a user namespace (or a parent at the level) makes the request safe" {
 	requires root memfd_noexec
 	# What the refusal prevents: root with CAP_SYS_ADMIN in a level-2
 	# child of a level-0 parent lowers its own value back to 0.
@@ -722,7 +722,7 @@ join_sleeper() {
 	[ "$(ns_level "$c")" = 2 ]
 }
 
-@test "item 4: a user namespace that maps root to root is no protection" {
+@test "a user namespace that maps root to root is no protection" {
 	requires root memfd_noexec
 	unshare --user --map-root-user --pid --fork --kill-child -- sleep 1000 >/dev/null 2>&1 3>&- &
 	local u=$! c i
@@ -739,7 +739,7 @@ join_sleeper() {
 	assert_output --partial "keeps CAP_SYS_ADMIN"
 }
 
-@test "item 8: inside a child namespace the hook names the namespace it means" {
+@test "inside a child namespace the hook names the namespace it means" {
 	requires root memfd_noexec
 	# The hook runs in a child PID namespace with its own /proc; the
 	# target shares that namespace, which is not the initial one.
@@ -759,7 +759,7 @@ EOF
 	refute_output --partial "initial"
 }
 
-@test "item 9: nsexec's re-read decides when the write fails (fakekernel)" {
+@test "nsexec's re-read decides when the write fails (fakekernel)" {
 	requires root memfd_noexec fakekernel seccomp
 	# Every 2-byte write gets EINVAL, "2\n" among them: the value stays 0,
 	# so the re-read must refuse instead of running the command.

@@ -234,15 +234,26 @@ check_options() {
 	local v arch parent_before
 	v=$(sed -n 's/^project(memfd-toolkit VERSION \([^ )]*\).*/\1/p' "$REPO_ROOT/CMakeLists.txt")
 	arch=$(dpkg-architecture -qDEB_HOST_ARCH)
-	parent_before=$(ls -a "$REPO_ROOT/..")
-	run env DEB_BUILD_OPTIONS="parallel=2${DEB_BUILD_OPTIONS:+ $DEB_BUILD_OPTIONS}" \
+	# dpkg-buildpackage writes its results (memfd-toolkit_*, and
+	# memfd-toolkit-dbgsym_*) into the parent of the tree it builds.  The
+	# clone's parent may be /tmp, where other processes, lintian
+	# included, come and go meanwhile: only the names a package build
+	# writes count.  TMPDIR is the test's own, so the build's temporary
+	# files (lintian's mldbm-elf-*) stay out of the shared /tmp.
+	parent_files() {
+		find "$REPO_ROOT/.." -mindepth 1 -maxdepth 1 -name 'memfd-toolkit[_-]*' -printf '%f\n' |
+			LC_ALL=C sort
+	}
+	parent_before=$(parent_files)
+	mkdir "$T/tmp"
+	run env TMPDIR="$T/tmp" DEB_BUILD_OPTIONS="parallel=2${DEB_BUILD_OPTIONS:+ $DEB_BUILD_OPTIONS}" \
 		"$REPO_ROOT/contrib/build-deb.sh"
 	assert_success
 	local deb="$REPO_ROOT/build/deb/memfd-toolkit_${v}_$arch.deb"
 	[ -f "$deb" ] || fail "no $deb"
 	# dpkg-buildpackage's leftovers: none in the clone's parent, no stage.
-	[ "$(ls -a "$REPO_ROOT/..")" = "$parent_before" ] ||
-		fail "the build wrote into $REPO_ROOT/..: $(diff <(echo "$parent_before") <(ls -a "$REPO_ROOT/.."))"
+	[ "$(parent_files)" = "$parent_before" ] ||
+		fail "the build wrote into $REPO_ROOT/..: $(diff <(echo "$parent_before") <(parent_files))"
 	[ ! -e "$REPO_ROOT/build/deb/stage" ] || fail "build/deb/stage left behind"
 	# Exactly the set, in Debian's places.
 	dpkg-deb --fsys-tarfile "$deb" | tar -t | sed 's|^\./|/|' | grep -v '/$' | LC_ALL=C sort >"$T/got"

@@ -153,7 +153,7 @@ assert_joined_refusal() {
 # own: it may only be accepted where that namespace already has the
 # requested level or a stricter one, and must never change it.
 
-@test "item 3: joining a PID namespace at 0 with annotation 2 fails, and the namespace stays at 0" {
+@test "joining a PID namespace at 0 with annotation 2 fails, and the namespace stays at 0" {
 	podman_requires hook patched-runc || return 1
 	local rt c join_status join_output
 	local -a hooks
@@ -182,7 +182,7 @@ assert_joined_refusal() {
 	assert_rootful_clean
 }
 
-@test "item 3: joining a PID namespace at 2 with annotation 2 or 1 is accepted and reads 2" {
+@test "joining a PID namespace at 2 with annotation 2 or 1 is accepted and reads 2" {
 	podman_requires hook patched-runc || return 1
 	local rt c value
 	local -a hooks

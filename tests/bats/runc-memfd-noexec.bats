@@ -421,7 +421,7 @@ BAD_VALUES=(
 	assert_nothing_left
 }
 
-@test "item 3: runc never changes a PID namespace the container only joins" {
+@test "runc never changes a PID namespace the container only joins" {
 	as rootful
 	# No PID namespace of its own: the container joins runc's (here
 	# at_level's), which is at 0.  Refused, by the same rule as the hook.
@@ -456,7 +456,7 @@ BAD_VALUES=(
 	assert_nothing_left
 }
 
-@test "item 3: runc accepts a joined PID namespace that is already at the level" {
+@test "runc accepts a joined PID namespace that is already at the level" {
 	as rootful
 	bundle b '.annotations.memfd_noexec = "2" |
 		.linux.namespaces |= map(select(.type != "pid"))'
@@ -479,7 +479,7 @@ BAD_VALUES=(
 	assert_nothing_left
 }
 
-@test "item 4: runc refuses a request when the container keeps CAP_SYS_ADMIN without a user namespace" {
+@test "runc refuses a request when the container keeps CAP_SYS_ADMIN without a user namespace" {
 	as rootful
 	bundle b '.annotations.memfd_noexec = "2" | .process.capabilities.bounding += ["CAP_SYS_ADMIN"]'
 	run at_level --proc 0 "$T/runc" --log-format json run -b "$T/b" "$ID" </dev/null
@@ -512,7 +512,7 @@ BAD_VALUES=(
 # Level 1 asks the same question as 2 (a container that keeps CAP_SYS_ADMIN
 # could lower 1 to 0 as well): a bounding entry that no runtime accepts is
 # refused at 1 too, before anything is created.
-@test "item 4: at annotation 1 too, runc create refuses a bounding entry that no runtime accepts" {
+@test "at annotation 1 too, runc create refuses a bounding entry that no runtime accepts" {
 	as rootful
 	local entry want
 	for entry in '"CAP_FOO"' '21'; do

@@ -421,7 +421,7 @@ check_exec() {
 	refute_output --partial container-ran # not without a clone
 }
 
-@test "item 9: a sealing failure stops runc init with the loader's reason (the shim's failure path)" {
+@test "a sealing failure stops runc init with the loader's reason (the shim's failure path)" {
 	requires memfd_noexec fakekernel seccomp
 	as rootful nofsopen 'fcntl[1&0xffffffff==1033]=EPERM'
 	bundle b /bin/sh -c 'echo container-ran'

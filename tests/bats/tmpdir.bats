@@ -197,7 +197,7 @@ assert_no_leftover() {
 	done
 }
 
-@test "item 1: root with XDG_RUNTIME_DIR on a user's FUSE mount: payload never runs, copy made elsewhere" {
+@test "root with XDG_RUNTIME_DIR on a user's FUSE mount: payload never runs, copy made elsewhere" {
 	# The red team's case: root runs sealexec with a user's
 	# XDG_RUNTIME_DIR (su without -), where the user mounted FUSE with
 	# allow_other.  Once as the mount shows itself (owned by the user),
@@ -235,7 +235,7 @@ assert_no_leftover() {
 	done
 }
 
-@test "item 1: root: --tmpdir on a FUSE mount claiming root ownership is refused (fuse)" {
+@test "root: --tmpdir on a FUSE mount claiming root ownership is refused (fuse)" {
 	requires root user
 	requires_evilfs
 	mnt="$(new_dir /tmp 0700 "$TEST_USER")"
@@ -255,7 +255,7 @@ assert_no_leftover() {
 	assert_refused "$mnt" fuse
 }
 
-@test "item 1: --tmpdir ownership: own and root's directories accepted, another uid's refused (root and user, ext4 and tmpfs)" {
+@test "--tmpdir ownership: own and root's directories accepted, another uid's refused (root and user, ext4 and tmpfs)" {
 	requires root user
 	for base in "${BASES[@]}"; do
 		# root: its own directory is fine; the test user's is not.
@@ -295,7 +295,7 @@ assert_no_leftover() {
 	done
 }
 
-@test "item 1: root: an XDG_RUNTIME_DIR or SEALEXEC_TMPDIR owned by the test user is skipped, the copy lands elsewhere" {
+@test "root: an XDG_RUNTIME_DIR or SEALEXEC_TMPDIR owned by the test user is skipped, the copy lands elsewhere" {
 	requires root user
 	for base in "${BASES[@]}"; do
 		for var in XDG_RUNTIME_DIR SEALEXEC_TMPDIR; do
@@ -319,7 +319,7 @@ assert_no_leftover() {
 	done
 }
 
-@test "item 1: group- or world-writable directories need the sticky bit (root and user, ext4 and tmpfs)" {
+@test "group- or world-writable directories need the sticky bit (root and user, ext4 and tmpfs)" {
 	requires root user
 	for base in "${BASES[@]}"; do
 		for mode in 0777 0770 0703; do
@@ -389,12 +389,12 @@ item6_check() {
 	assert_refused "$d" append-only
 }
 
-@test "item 6: append-only directory on ext4 (/var/tmp): refused or skipped, no named copy left" {
+@test "append-only directory on ext4 (/var/tmp): refused or skipped, no named copy left" {
 	[ "$(stat -f -c %T /var/tmp)" = ext2/ext3 ] || missing "/var/tmp on ext4" || return 1
 	item6_check /var/tmp
 }
 
-@test "item 6: append-only directory on tmpfs (/dev/shm): refused or skipped, no named copy left" {
+@test "append-only directory on tmpfs (/dev/shm): refused or skipped, no named copy left" {
 	[ "$(stat -f -c %T /dev/shm)" = tmpfs ] || missing "/dev/shm on tmpfs" || return 1
 	item6_check /dev/shm
 }

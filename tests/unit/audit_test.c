@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * Unit tests for memfd-noexec audit's verdicts (audit-verdict.c) and its
+ * Unit tests for the audit library's verdicts (audit/verdict.c) and its
  * memfd index (audit_index_memfds), as tables: what collection read about
  * a memfd or a process, then the verdict, its basis ("(worst case)" or
  * not) and words the reason must (or must not) hold.  `audit_test ROW`
@@ -9,7 +9,7 @@
  * Each memfd row names how the process uses the memfd (runs from it, maps
  * it executable, only holds it), its mode and seals as the kernel leaves
  * them, hugetlbfs or not, and whether they could be read.  For reference
- * (KERNEL.md): MFD_EXEC gives 0777; F_SEAL_EXEC added to an executable
+ * (docs/kernel.md): MFD_EXEC gives 0777; F_SEAL_EXEC added to an executable
  * memfd adds the write seals (0x3e, 0x3f with F_SEAL_SEAL); a flagless
  * memfd made at 1 or 2 comes out 0666 with F_SEAL_EXEC (0x20); one made
  * at 0 comes out 0777 (0xf after runc 1.1's seals, 0x1 without
@@ -23,16 +23,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit-internal.h"
+#include "audit.h"
 #include "macro.h"
-
-#define FAIL(...)                                               \
-	do {                                                    \
-		fprintf(stderr, "%s:%d: ", __FILE__, __LINE__); \
-		fprintf(stderr, __VA_ARGS__);                   \
-		fputc('\n', stderr);                            \
-		return 1;                                       \
-	} while (0)
+#include "unit-cases.h"
 
 enum use { EXE, MAP, FD, EXE_MAPPED, MAP_AND_FD };
 
@@ -571,10 +564,7 @@ static int case_index_many(void)
 	return r;
 }
 
-static const struct {
-	const char *name;
-	int (*fn)(void);
-} cases[] = {
+static const struct unit_case cases[] = {
 	{"ns_worst_process_last", case_ns_worst_process_last},
 	{"ns_worst_process_first", case_ns_worst_process_first},
 	{"ns_certain_process_shown", case_ns_certain_process_shown},

@@ -70,8 +70,7 @@ _noreturn_ static void skip(const char *why)
 	exit(SKIP);
 }
 
-/* ---- assert/fail pairs ----------------------------------------------------
- */
+/* ---- assert/fail pairs -------------------------------------------------- */
 
 static void assert_seals(int fd, unsigned need)
 {
@@ -367,8 +366,7 @@ static void check_tmpfile_copy(int fd)
 		die("tmpfile copy is not an O_PATH fd");
 }
 
-/* ---- cases ----------------------------------------------------------------
- */
+/* ---- cases -------------------------------------------------------------- */
 
 static void case_memfd_exec_level0(void)
 {
@@ -711,7 +709,7 @@ static void case_is_sealed_table(void)
  * never apply to one: an executable memfd that is still writable by its
  * owner (seals F_SEAL_SEAL only, or none) is not a sealed clone.
  */
-static void case_item5_memfd_judged_by_seals(void)
+static void case_memfd_judged_by_seals(void)
 {
 	_cleanup_close_ int noseal = make_memfd(MFD_CLOEXEC, "x");
 	_cleanup_close_ int open_seals = make_memfd(MFD_CLOEXEC | MFD_ALLOW_SEALING, "x");
@@ -863,8 +861,7 @@ static void case_emul_63_level2(void)
 	check_tmpfile_copy(fd);
 }
 
-/* ---- the overlay method (issue 10) ---------------------------------------
- */
+/* ---- the overlay method ------------------------------------------------- */
 
 static char debug_lines[4096];
 
@@ -1147,11 +1144,10 @@ static void case_overlay_writable_not_sealed(void)
 	}
 }
 
-/* ---- issue 14, item 9: results are verified, not trusted ------------------
- */
+/* ---- results are verified, not trusted ---------------------------------- */
 
 /* F_ADD_SEALS "succeeds" without sealing: the read-back must catch it. */
-static void case_item9_seals_verified(void)
+static void case_seals_verified(void)
 {
 	mt_features_probe(&(struct mt_features){});
 	emulate(NULL, "fcntl[1&0xffffffff==1033]=0");
@@ -1160,7 +1156,7 @@ static void case_item9_seals_verified(void)
 
 /* unlink "succeeds" without unlinking: the name must be refused before
  * a byte is written, so nothing but an empty file can be left. */
-static void case_item9_unlink_verified(void)
+static void case_unlink_verified(void)
 {
 	char dir[] = "/tmp/cbtest-unlink-XXXXXX";
 	struct dirent *de;
@@ -1217,7 +1213,7 @@ ssize_t __wrap_sendfile(int out, int in, off_t *off, size_t n)
 	return r;
 }
 
-static void case_item9_source_size_rechecked(void)
+static void case_source_size_rechecked(void)
 {
 	char path[] = "/tmp/cbtest-grow-XXXXXX";
 	_cleanup_close_ int self = open_self();
@@ -1241,7 +1237,7 @@ static void case_item9_source_size_rechecked(void)
 
 /* A memfd that comes out without x bits (level 1, no MFD_EXEC) is a
  * policy answer: the copy goes to a file. */
-static void case_item9_no_x_bits_falls_back(void)
+static void case_no_x_bits_falls_back(void)
 {
 	struct mt_features f;
 
@@ -1260,7 +1256,7 @@ static void case_item9_no_x_bits_falls_back(void)
 }
 
 /* The re-exec marker stops a second re-exec (the loop guard). */
-static void case_item9_ensure_loop_guard(void)
+static void case_ensure_loop_guard(void)
 {
 	setenv("_CLONED_BINARY_REEXEC", "1", 1);
 	if (cloned_binary_ensure(&opts, &last_err) != -ELOOP ||
@@ -1293,7 +1289,7 @@ static const struct {
 	{"memfd_enomem_fails", case_memfd_enomem_fails},
 	{"not_regular", case_not_regular},
 	{"is_sealed_table", case_is_sealed_table},
-	{"item5_memfd_judged_by_seals", case_item5_memfd_judged_by_seals},
+	{"memfd_judged_by_seals", case_memfd_judged_by_seals},
 	{"exec_refuses_unsealed", case_exec_refuses_unsealed},
 	{"exec_without_execveat", case_exec_without_execveat},
 	{"copy_methods", case_copy_methods},
@@ -1311,11 +1307,11 @@ static const struct {
 	{"copy_reflink_keeps_prefix", case_copy_reflink_keeps_prefix},
 	{"copy_reflink_errnos", case_copy_reflink_errnos},
 	{"overlay_writable_not_sealed", case_overlay_writable_not_sealed},
-	{"item9_seals_verified", case_item9_seals_verified},
-	{"item9_unlink_verified", case_item9_unlink_verified},
-	{"item9_source_size_rechecked", case_item9_source_size_rechecked},
-	{"item9_no_x_bits_falls_back", case_item9_no_x_bits_falls_back},
-	{"item9_ensure_loop_guard", case_item9_ensure_loop_guard},
+	{"seals_verified", case_seals_verified},
+	{"unlink_verified", case_unlink_verified},
+	{"source_size_rechecked", case_source_size_rechecked},
+	{"no_x_bits_falls_back", case_no_x_bits_falls_back},
+	{"ensure_loop_guard", case_ensure_loop_guard},
 };
 
 int main(int argc, char *argv[])

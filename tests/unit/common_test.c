@@ -10,9 +10,14 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <signal.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "escape.h"
+#include "fork-report.h"
 #include "log.h"
 #include "memfd-sysctl.h"
 #include "parse.h"
@@ -211,10 +216,100 @@ static int case_bad_option_table(void)
 	return 0;
 }
 
+/* mt_fork_report(): the child's report, whole or cut short, and its
+ * status; with SIGCHLD ignored the report still comes. */
+_noreturn_ static void report_whole(int fd, const void *data)
+{
+	_exit(write(fd, data, 8) == 8 ? 3 : 4);
+}
+
+_noreturn_ static void report_short(int fd, const void *data)
+{
+	_exit(write(fd, data, 3) == 3 ? 0 : 4);
+}
+
+static int case_fork_report(void)
+{
+	char buf[8] = "";
+	int status = -1;
+	ssize_t got;
+
+	got = mt_fork_report(report_whole, "abcdefgh", buf, sizeof(buf), &status);
+	if (got != 8 || memcmp(buf, "abcdefgh", 8) != 0)
+		FAIL("whole: got %zd '%.8s'", got, buf);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 3)
+		FAIL("whole: status 0x%x, want exit 3", status);
+	got = mt_fork_report(report_short, "xyz", buf, sizeof(buf), &status);
+	if (got != 3 || !WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		FAIL("short: got %zd, status 0x%x", got, status);
+	return 0;
+}
+
+static int case_fork_report_sigchld_ignored(void)
+{
+	struct sigaction ign = {.sa_handler = SIG_IGN}, old;
+	char buf[8] = "";
+	int status = 0;
+	ssize_t got;
+
+	if (sigaction(SIGCHLD, &ign, &old) < 0)
+		FAIL("sigaction: %m");
+	got = mt_fork_report(report_whole, "abcdefgh", buf, sizeof(buf), &status);
+	(void)sigaction(SIGCHLD, &old, NULL);
+	if (got != 8 || memcmp(buf, "abcdefgh", 8) != 0)
+		FAIL("got %zd '%.8s'", got, buf);
+	if (status != -ECHILD)
+		FAIL("status %d, want -ECHILD (the kernel reaped the child)", status);
+	return 0;
+}
+
+/* cli_option_value(): a value passes, an error exits 2 (in a child). */
+_noreturn_ static void refuse_value(int fd, const void *data)
+{
+	(void)cli_option_value(-EINVAL, "--level", "3", "0, 1 or 2");
+	_exit(0);
+}
+
+static int case_option_value(void)
+{
+	int status = 0;
+
+	if (cli_option_value(2, "--level", "2", "0, 1 or 2") != 2)
+		FAIL("a value is not passed through");
+	if (mt_fork_report(refuse_value, NULL, NULL, 0, &status) < 0)
+		FAIL("fork: %m");
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 2)
+		FAIL("a refused value: status 0x%x, want exit 2", status);
+	return 0;
+}
+
+/* mt_escape_dup(): the whole string, as mt_escape() renders it. */
+static int case_escape_dup(void)
+{
+	char *s = mt_escape_dup("a\"b\\c\td\xc3\xa9\xff");
+
+	if (!s)
+		FAIL("mt_escape_dup: out of memory");
+	if (strcmp(s, "a\\\"b\\\\c\\td\\u00e9\\u00ff") != 0) {
+		fprintf(stderr, "got '%s'\n", s);
+		free(s);
+		FAIL("mt_escape_dup rendered it differently");
+	}
+	free(s);
+	return 0;
+}
+
 static const struct unit_case cases[] = {
-	{"parse_table", case_parse_table},   {"parse_null_and_int", case_parse_null_and_int},
-	{"escape_table", case_escape_table}, {"utf8_valid", case_utf8_valid},
-	{"level_parse", case_level_parse},   {"bad_option_table", case_bad_option_table},
+	{"escape_dup", case_escape_dup},
+	{"option_value", case_option_value},
+	{"fork_report", case_fork_report},
+	{"fork_report_sigchld_ignored", case_fork_report_sigchld_ignored},
+	{"parse_table", case_parse_table},
+	{"parse_null_and_int", case_parse_null_and_int},
+	{"escape_table", case_escape_table},
+	{"utf8_valid", case_utf8_valid},
+	{"level_parse", case_level_parse},
+	{"bad_option_table", case_bad_option_table},
 };
 
 int main(int argc, char *argv[])

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The frame of the table tests (common_test, pidns_test): FAIL() returns 1
- * from a case with a message, and unit_main() runs the case named on the
- * command line (CTest runs each in its own process) or, without one, every
+ * The frame of the table tests (common_test, pidns_test; audit_test takes
+ * FAIL() and struct unit_case): FAIL() returns 1 from a case with a
+ * message, and unit_main() runs the case named on the command line (CTest
+ * runs each in its own process) or, without one, every
  * case, printing "ok NAME", "not ok NAME" or "skip NAME".  A case that
  * returns UNIT_SKIP (77, CTest's SKIP_RETURN_CODE here) is skipped; only
  * do that when CI is not "true".

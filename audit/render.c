@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * memfd-noexec audit: rendering, as text or as one JSON document (through
+ * audit: rendering, as text or as one JSON document (through
  * policy/json_writer.h).  Names from /proc (comm, memfd names, cgroups) are
  * chosen by whoever runs there: the text shows them through mt_escape()
  * (printable ASCII only); the JSON carries them as they are when they are
@@ -14,7 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit-internal.h"
+#include "audit.h"
 #include "escape.h"
 #include "json_writer.h"
 #include "macro.h"

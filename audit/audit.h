@@ -1,12 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * memfd-noexec audit, inside: what collection (audit-collect.c, reading
- * /proc) hands to the verdicts (audit-verdict.c, pure functions) and both
- * hand to the rendering (audit-render.c, text and JSON).  audit.c holds
- * the verb's options and its flow.  Not installed, not for other verbs.
+ * audit: what raising vm.memfd_noexec would break, per process and per PID
+ * namespace.  What collection (collect.c, memfds.c and cgroup.c, reading
+ * /proc) hands to the verdicts (verdict.c, pure functions), and both hand
+ * to the rendering (render.c, text and JSON).  memfd-noexec's audit verb
+ * (memfd-noexec/audit.c) holds the options and calls it.  Not installed,
+ * never embedded by a runtime.
  */
-#ifndef MEMFD_NOEXEC_AUDIT_INTERNAL_H
-#define MEMFD_NOEXEC_AUDIT_INTERNAL_H
+#ifndef AUDIT_H
+#define AUDIT_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -120,7 +122,7 @@ struct audit {
 	const char *fail_what;
 };
 
-/* ---- audit-collect.c ---- */
+/* ---- collect.c ---- */
 
 /*
  * Collects the processes of a->scope (and a->target) and the level of
@@ -156,7 +158,7 @@ static inline const struct audit_memfd *audit_xmap_memfd(const struct audit_proc
 	return &p->memfds[x->memfd];
 }
 
-/* ---- audit-verdict.c (no I/O) ---- */
+/* ---- verdict.c (no I/O) ---- */
 
 const char *audit_verdict_str(enum audit_verdict v);
 const char *audit_basis_str(enum audit_basis b);
@@ -184,7 +186,7 @@ int audit_judge_all(struct audit *a);
 /* Listed one by one (not only counted) in the report. */
 bool audit_listed(const struct audit *a, const struct audit_proc *p);
 
-/* ---- audit-render.c ---- */
+/* ---- render.c ---- */
 
 /* 0, or -errno (-ENOMEM, or writing stdout failed). */
 int audit_print_text(const struct audit *a);

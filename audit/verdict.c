@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * memfd-noexec audit: the verdicts.  Pure functions of what collection
- * read (audit-collect.c); tests/unit/audit_test.c tests them as a table.
+ * audit: the verdicts.  Pure functions of what collection
+ * read (collect.c); tests/unit/audit_test.c tests them as a table.
  *
  * What the levels do (Linux 6.6+, measured on 6.18; see the README's
  * "vm.memfd_noexec across kernels"):
@@ -36,7 +36,7 @@
  *    it or only holds it (runc >= 1.2's parent holds the clone it starts
  *    runc init from).  A program could in principle make it without a
  *    flag at level 0 and seal it; we do not claim otherwise.  On hugetlbfs
- *    the kernel does not enforce F_SEAL_EXEC (KERNEL.md): there the memfd
+ *    the kernel does not enforce F_SEAL_EXEC (docs/kernel.md): there the memfd
  *    may as well have been made without a flag at 1 or 2 and chmod'ed
  *    afterwards, which keeps working, so "breaks at 2 only" is the worst
  *    case there.
@@ -75,7 +75,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "audit-internal.h"
+#include "audit.h"
 #include "macro.h"
 #include "missing_syscall.h"
 

@@ -1,23 +1,26 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * memfd-noexec's probes (status, check and serve use them; no library
- * does): what this process may do about vm.memfd_noexec, and how the
+ * probe: memfd-noexec's probes (status, check and serve use them; no
+ * runtime does): what this process may do about vm.memfd_noexec, and how the
  * kernel's namespaces pass it on.  (The kernel's features are probed in
  * common/kernel-features.h.)  Every answer comes from calling the feature,
- * never from the kernel version.  The names keep the nsexec_ prefix of the
- * folder they came from.
+ * never from the kernel version.
  */
-#ifndef NSEXEC_PROBE_H
-#define NSEXEC_PROBE_H
+#ifndef MEMFD_NOEXEC_PROBE_H
+#define MEMFD_NOEXEC_PROBE_H
 
 #include <stdbool.h>
 #include <stddef.h>
 
 #include "errors.h"
 
+/* For serve.c until the service moves into its library, which should call
+ * probe_can_set_level() (or take it along). */
+#define nsexec_can_set_level probe_can_set_level
+
 /* 1 if the caller's active PID namespace is the initial one, 0 if not,
  * -errno if that cannot be told. */
-int nsexec_in_initial_pidns(void);
+int probe_in_initial_pidns(void);
 
 /*
  * Whether this process could set vm.memfd_noexec for a PID namespace it
@@ -26,21 +29,21 @@ int nsexec_in_initial_pidns(void);
  * -EPERM (with the reason in *err) if it could not, or another -errno
  * (from libcap or /proc/self/ns/user) when it cannot be told.
  */
-int nsexec_can_set_level(struct mt_error **err);
+int probe_can_set_level(struct mt_error **err);
 
-enum nsexec_semantics {
-	NSEXEC_SEMANTICS_UNKNOWN = 0,
-	NSEXEC_SEMANTICS_ABSENT,    /* no vm.memfd_noexec at all */
-	NSEXEC_SEMANTICS_HIERARCHY, /* effective = max(own, ancestors); a
-				     * namespace may lower its own value to
-				     * its parent's; children follow a
-				     * parent that raises (6.5.3+, 6.6+) */
-	NSEXEC_SEMANTICS_RATCHET,   /* never lowered; children copy the value
-				     * once, at creation (6.3 to 6.5.2) */
+enum probe_semantics {
+	PROBE_SEMANTICS_UNKNOWN = 0,
+	PROBE_SEMANTICS_ABSENT,	   /* no vm.memfd_noexec at all */
+	PROBE_SEMANTICS_HIERARCHY, /* effective = max(own, ancestors); a
+				    * namespace may lower its own value to
+				    * its parent's; children follow a
+				    * parent that raises (6.5.3+, 6.6+) */
+	PROBE_SEMANTICS_RATCHET,   /* never lowered; children copy the value
+				    * once, at creation (6.3 to 6.5.2) */
 };
 
 /* "unknown", "absent", "hierarchy", "ratchet" */
-const char *nsexec_semantics_to_string(enum nsexec_semantics s);
+const char *probe_semantics_to_string(enum probe_semantics s);
 
 /*
  * Finds out which semantics the kernel has, entirely inside throwaway PID
@@ -58,6 +61,6 @@ const char *nsexec_semantics_to_string(enum nsexec_semantics s);
  *
  * Errors: -errno of pipe2/fork in the caller.
  */
-int nsexec_probe_semantics(enum nsexec_semantics *ret, char *detail, size_t size);
+int probe_kernel_semantics(enum probe_semantics *ret, char *detail, size_t size);
 
 #endif

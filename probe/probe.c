@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "fd-util.h"
+#include "fork-report.h"
 #include "macro.h"
 #include "missing_syscall.h"
 #include "pidns.h"
@@ -27,7 +28,7 @@
 #include "kernel-features.h"
 #include "memfd-sysctl.h"
 
-int nsexec_in_initial_pidns(void)
+int probe_in_initial_pidns(void)
 {
 	struct nsexec_ns_id id;
 	int r;
@@ -46,7 +47,7 @@ static void cap_freep(cap_t *c)
 		(void)cap_free(*c);
 }
 
-int nsexec_can_set_level(struct mt_error **err)
+int probe_can_set_level(struct mt_error **err)
 {
 	_cleanup_(cap_freep) cap_t caps = NULL;
 	cap_flag_value_t v = CAP_CLEAR;
@@ -72,16 +73,16 @@ int nsexec_can_set_level(struct mt_error **err)
 
 /* ---- semantics ---------------------------------------------------------- */
 
-const char *nsexec_semantics_to_string(enum nsexec_semantics s)
+const char *probe_semantics_to_string(enum probe_semantics s)
 {
 	switch (s) {
-	case NSEXEC_SEMANTICS_ABSENT:
+	case PROBE_SEMANTICS_ABSENT:
 		return "absent";
-	case NSEXEC_SEMANTICS_HIERARCHY:
+	case PROBE_SEMANTICS_HIERARCHY:
 		return "hierarchy";
-	case NSEXEC_SEMANTICS_RATCHET:
+	case PROBE_SEMANTICS_RATCHET:
 		return "ratchet";
-	case NSEXEC_SEMANTICS_UNKNOWN:
+	case PROBE_SEMANTICS_UNKNOWN:
 	default:
 		return "unknown";
 	}
@@ -235,8 +236,9 @@ _noreturn_ static void sem_outer(int fd, const struct nsexec_ns_id *caller)
 }
 
 /* C: in the caller's namespace; creates the throwaway one, never writes. */
-_noreturn_ static void sem_creator(int fd, const struct nsexec_ns_id *caller)
+_noreturn_ static void sem_creator(int fd, const void *data)
 {
+	const struct nsexec_ns_id *caller = data;
 	struct sem_report rep = {.v0 = -1, .child_read = -1};
 	pid_t a;
 
@@ -254,7 +256,7 @@ _noreturn_ static void sem_creator(int fd, const struct nsexec_ns_id *caller)
 }
 
 /* The verdict from a complete report; the detail says what was seen. */
-static enum nsexec_semantics verdict(const struct sem_report *rep, char *detail, size_t size)
+static enum probe_semantics verdict(const struct sem_report *rep, char *detail, size_t size)
 {
 	bool follows = rep->child_read == rep->v0 + 1;
 	bool copies = rep->child_read == rep->v0;
@@ -264,63 +266,51 @@ static enum nsexec_semantics verdict(const struct sem_report *rep, char *detail,
 			detail, size,
 			"a child namespace followed its parent from %d to %d; the parent could lower its own value back to %d",
 			rep->v0, rep->v0 + 1, rep->v0);
-		return NSEXEC_SEMANTICS_HIERARCHY;
+		return PROBE_SEMANTICS_HIERARCHY;
 	}
 	if (copies && rep->lower_err == EINVAL) {
 		(void)snprintf(
 			detail, size,
 			"a child namespace kept the %d it copied when its parent went to %d; lowering it back was refused (EINVAL)",
 			rep->v0, rep->v0 + 1);
-		return NSEXEC_SEMANTICS_RATCHET;
+		return PROBE_SEMANTICS_RATCHET;
 	}
 	(void)snprintf(
 		detail, size,
 		"inconsistent results: inherited %d, raised to %d, the child read %d, lowering back gave %s",
 		rep->v0, rep->v0 + 1, rep->child_read,
 		rep->lower_err ? strerror(rep->lower_err) : "success");
-	return NSEXEC_SEMANTICS_UNKNOWN;
+	return PROBE_SEMANTICS_UNKNOWN;
 }
 
 /* Runs the probe's processes; returns 0 and whether a report came. */
 static int sem_run(struct sem_report *rep, bool *ret_got)
 {
-	_cleanup_close_ int rfd = -EBADF, wfd = -EBADF;
 	struct nsexec_ns_id caller;
-	int pipefd[2], r;
-	pid_t pid;
+	ssize_t got;
+	int r;
 
 	r = nsexec_ns_id_self(&caller);
 	if (r < 0)
 		return r;
-	if (pipe2(pipefd, O_CLOEXEC) < 0)
-		return negative_errno();
-	rfd = pipefd[0];
-	wfd = pipefd[1];
-	pid = fork();
-	if (pid < 0)
-		return negative_errno();
-	if (pid == 0) {
-		(void)close(rfd);
-		sem_creator(wfd, &caller);
-	}
-	wfd = safe_close(wfd);
-	*ret_got = read_up_to(rfd, rep, sizeof(*rep)) == sizeof(*rep);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
+	got = mt_fork_report(sem_creator, &caller, rep, sizeof(*rep), NULL);
+	if (got < 0)
+		return (int)got;
+	*ret_got = (size_t)got == sizeof(*rep);
 	return 0;
 }
 
-int nsexec_probe_semantics(enum nsexec_semantics *ret, char *detail, size_t size)
+int probe_kernel_semantics(enum probe_semantics *ret, char *detail, size_t size)
 {
 	struct sem_report rep = {};
 	struct mt_features f;
 	bool got = false;
 	int r;
 
-	*ret = NSEXEC_SEMANTICS_UNKNOWN;
+	*ret = PROBE_SEMANTICS_UNKNOWN;
 	mt_features_probe(&f);
 	if (!f.memfd_noexec) {
-		*ret = NSEXEC_SEMANTICS_ABSENT;
+		*ret = PROBE_SEMANTICS_ABSENT;
 		(void)snprintf(detail, size, "no /proc/sys/vm/memfd_noexec");
 		return 0;
 	}
@@ -335,7 +325,7 @@ int nsexec_probe_semantics(enum nsexec_semantics *ret, char *detail, size_t size
 			       strerror(rep.err));
 		break;
 	case SEM_NOSYSCTL:
-		*ret = NSEXEC_SEMANTICS_ABSENT;
+		*ret = PROBE_SEMANTICS_ABSENT;
 		(void)snprintf(detail, size, "no /proc/sys/vm/memfd_noexec in a new PID namespace");
 		break;
 	case SEM_MAXED:

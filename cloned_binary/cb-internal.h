@@ -68,6 +68,15 @@ int cb_clone_overlay(const struct cb_ctx *c, int src, int *ret_fd, char *why, si
  */
 int cb_overlay_is_sealed(int fd, bool vouched);
 
+/*
+ * A directory of the options' (or a default one) opened O_RDONLY and
+ * checked by the file methods' rules (tmpdir.c: owner, mode, mount flags,
+ * append-only or immutable): its fd, or -errno with the reason in why
+ * (CB_REASON_MAX bytes).  The filesystem is the caller's to check.
+ */
+#define CB_REASON_MAX 160
+int cb_dir_open_checked(const char *dir, char *why);
+
 /* The file methods, in the options' directories (tmpdir.c). */
 int cb_clone_file(const struct cb_ctx *c, int src, size_t size,
 		  enum cloned_binary_method *ret_method, int *ret_fd);

@@ -77,7 +77,7 @@ int cloned_binary_request_from_string(const char *s)
  */
 static int clone_overlay_first(const struct cb_ctx *c, int src, int *ret_fd)
 {
-	char why[256];
+	char why[1024];
 	int r;
 
 	r = cb_clone_overlay(c, src, ret_fd, why, sizeof(why));

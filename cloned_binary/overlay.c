@@ -69,6 +69,7 @@ enum ovl_step {
 	OVL_OPEN,
 	OVL_VERIFY,
 	OVL_CHILD,
+	OVL_NEED_DIRS, /* internal: the empty directories must be chosen first */
 };
 
 static const char *step_name(enum ovl_step s)
@@ -101,10 +102,20 @@ struct ovl_target {
 	struct stat dir_st;	 /* its inode */
 	char dir_path[PATH_MAX]; /* its name, for the namespace child */
 	bool reopen;		 /* in the namespace child: open dir_path again */
+	/* Before 6.15: the directories checked for the empty layer (in the
+	 * parent, where their owners show as they are), by inode. */
+	struct ovl_dir {
+		const char *path;
+		dev_t dev;
+		ino_t ino;
+	} edirs[8];
+	size_t n_edirs;
+	bool edirs_ready;
+	char edir_why[CB_REASON_MAX + 64]; /* why the last one was skipped */
 };
 
 /* Where the empty directory may go, after the options' directories. */
-static const char *const default_dirs[] = {"/run", "/tmp", "/var/tmp", "/dev/shm"};
+static const char *const default_dirs[] = {"/run", "/tmp", "/var/tmp", "/dev/shm", NULL};
 
 /* Appends the decimal n; no stdio (runs in the namespace child). */
 static void append_int(char *buf, size_t len, size_t size, int n)
@@ -226,20 +237,31 @@ static void sweep_stale_dirs(int dfd)
 		}
 }
 
-/* The overlay with a new empty directory in dir as its empty layer; the
- * directory is removed again whatever happens, and abandoned ones of ours
- * from killed starts before it. */
-static int overlay_in_dir(struct ovl_target *t, const char *dir, enum ovl_step *ret_step)
+/*
+ * The overlay with a new empty directory in d as its empty layer; the
+ * directory is removed again whatever happens.  d was checked by the file
+ * methods' rules (empty_dirs_choose); it is opened again here by name (in
+ * the namespace child, overlayfs takes only a layer of its own mount
+ * namespace) and must be the inode checked.  Abandoned empty directories
+ * of ours from killed starts are swept first, only where the directory is
+ * ours (owned by us: in the namespace child root's show as unmapped), never
+ * in another's.
+ */
+static int overlay_in_dir(struct ovl_target *t, const struct ovl_dir *d, enum ovl_step *ret_step)
 {
 	_cleanup_close_ int dfd = -EBADF, empty = -EBADF;
+	struct stat st;
 	char name[64];
 	int fd;
 
 	*ret_step = OVL_EMPTY_DIR;
-	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
+	dfd = open(d->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || fstat(dfd, &st) < 0)
 		return negative_errno();
-	sweep_stale_dirs(dfd);
+	if (st.st_dev != d->dev || st.st_ino != d->ino)
+		return -ESTALE;
+	if (st.st_uid == geteuid())
+		sweep_stale_dirs(dfd);
 	empty_dir_name(name, sizeof(name));
 	if (mkdirat(dfd, name, 0700) < 0)
 		return negative_errno();
@@ -256,17 +278,11 @@ static int overlay_in_dir(struct ovl_target *t, const char *dir, enum ovl_step *
  */
 static int overlay_on_empty_dir(struct ovl_target *t, enum ovl_step *ret_step)
 {
-	const char *const *opt = t->dirs;
 	int fd = -ENOENT;
 
 	*ret_step = OVL_EMPTY_DIR;
-	for (size_t i = 0; opt && opt[i]; i++) {
-		fd = overlay_in_dir(t, opt[i], ret_step);
-		if (fd >= 0 || (*ret_step != OVL_EMPTY_DIR && fd != -ELOOP))
-			return fd;
-	}
-	for (size_t i = 0; i < ELEMENTSOF(default_dirs); i++) {
-		fd = overlay_in_dir(t, default_dirs[i], ret_step);
+	for (size_t i = 0; i < t->n_edirs; i++) {
+		fd = overlay_in_dir(t, &t->edirs[i], ret_step);
 		if (fd >= 0 || (*ret_step != OVL_EMPTY_DIR && fd != -ELOOP))
 			return fd;
 	}
@@ -281,13 +297,65 @@ static int overlay_mount(struct ovl_target *t, enum ovl_step *ret_step)
 
 	*ret_step = OVL_TMPFS;
 	layer = empty_layer();
-	if (layer < 0)
+	if (layer >= 0) {
+		fd = overlay_create(t, layer, ret_step);
+		/* Before 6.15 "failed to clone lowerpath": the layer is
+		 * detached. */
+		if (fd != -EINVAL || *ret_step != OVL_CREATE)
+			return fd;
+	} else if (layer != -EINVAL)
 		return layer;
-	fd = overlay_create(t, layer, ret_step);
-	/* Before 6.15 "failed to clone lowerpath": the layer is detached. */
-	if (fd == -EINVAL && *ret_step == OVL_CREATE)
-		fd = overlay_on_empty_dir(t, ret_step);
-	return fd;
+	/* No detached layer (or, as tests make happen, no detached tmpfs at
+	 * all): an empty directory, in a directory chosen by the rules. */
+	if (!t->edirs_ready) {
+		*ret_step = OVL_NEED_DIRS;
+		return -EINVAL;
+	}
+	return overlay_on_empty_dir(t, ret_step);
+}
+
+/*
+ * The directories for the empty layer, before 6.15: the options', then the
+ * defaults, each only if it passes the file methods' rules (owner, mode,
+ * mount flags, append-only) and is on a filesystem the kernel is in charge
+ * of; checked here, in the caller's own namespaces, where their owners
+ * show as they are.  A skipped one is named in a debug line.
+ */
+static void empty_dirs_choose(const struct cb_ctx *c, struct ovl_target *t)
+{
+	const char *const *lists[] = {c->opts->tmpdirs, default_dirs};
+
+	t->n_edirs = 0;
+	t->edirs_ready = true;
+	for (size_t l = 0; l < ELEMENTSOF(lists); l++)
+		for (size_t i = 0; lists[l] && lists[l][i] && t->n_edirs < ELEMENTSOF(t->edirs);
+		     i++) {
+			const char *dir = lists[l][i];
+			_cleanup_close_ int dfd = -EBADF;
+			char why[CB_REASON_MAX], fs[32];
+			struct statfs sfs;
+			struct stat st;
+
+			dfd = cb_dir_open_checked(dir, why);
+			if (dfd >= 0 && (fstatfs(dfd, &sfs) < 0 || fstat(dfd, &st) < 0)) {
+				(void)snprintf(why, sizeof(why), "cannot inspect it: %m");
+				dfd = safe_close(dfd);
+			} else if (dfd >= 0 && !cb_fs_is_trusted((unsigned long)sfs.f_type)) {
+				(void)snprintf(
+					why, sizeof(why),
+					"on %s, where the directory's owner, not the kernel, decides what it holds",
+					cb_fs_name((unsigned long)sfs.f_type, fs, sizeof(fs)));
+				dfd = safe_close(dfd);
+			}
+			if (dfd < 0) {
+				cb_debug(c, "cloned_binary: skipping %s for the overlay's empty layer: %s",
+					 dir, why);
+				(void)snprintf(t->edir_why, sizeof(t->edir_why), "%s: %s", dir, why);
+				continue;
+			}
+			t->edirs[t->n_edirs++] =
+				(struct ovl_dir){.path = dir, .dev = st.st_dev, .ino = st.st_ino};
+		}
 }
 
 /*
@@ -1028,13 +1096,27 @@ int cb_clone_overlay(const struct cb_ctx *c, int src, int *ret_fd, char *why, si
 	/* Directly where we may mount (root); else as a user namespace's
 	 * owner, which needs no privilege. */
 	fd = overlay_open(&t, &step, &mnt);
+	if (fd == -EINVAL && step == OVL_NEED_DIRS) {
+		empty_dirs_choose(c, &t);
+		fd = overlay_open(&t, &step, &mnt);
+	}
 	if (fd == -EPERM && step == OVL_TMPFS) {
 		t.reopen = true;
 		fd = overlay_open_in_userns(&t, &step, &mnt);
+		if (fd == -EINVAL && step == OVL_NEED_DIRS) {
+			empty_dirs_choose(c, &t);
+			fd = overlay_open_in_userns(&t, &step, &mnt);
+		}
 	}
 	if (fd == -ENOSYS && step == OVL_TMPFS)
 		(void)snprintf(why, why_size, "no fsopen() (before Linux 5.2)");
-	else if (fd < 0)
+	else if (fd < 0 && step == OVL_EMPTY_DIR && t.edir_why[0]) {
+		size_t n;
+
+		explain(fd, step, why, why_size);
+		n = strlen(why);
+		(void)snprintf(why + n, why_size - n, "; skipped %s", t.edir_why);
+	} else if (fd < 0)
 		explain(fd, step, why, why_size);
 	if (fd < 0)
 		return fd;

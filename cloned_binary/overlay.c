@@ -348,9 +348,12 @@ static void empty_dirs_choose(const struct cb_ctx *c, struct ovl_target *t)
 				dfd = safe_close(dfd);
 			}
 			if (dfd < 0) {
-				cb_debug(c, "cloned_binary: skipping %s for the overlay's empty layer: %s",
-					 dir, why);
-				(void)snprintf(t->edir_why, sizeof(t->edir_why), "%s: %s", dir, why);
+				cb_debug(
+					c,
+					"cloned_binary: skipping %s for the overlay's empty layer: %s",
+					dir, why);
+				(void)snprintf(t->edir_why, sizeof(t->edir_why), "%s: %s", dir,
+					       why);
 				continue;
 			}
 			t->edirs[t->n_edirs++] =
@@ -401,8 +404,7 @@ static int overlay_open(struct ovl_target *t, enum ovl_step *ret_step, int *ret_
 	if (fstat(fd, &st) < 0 || fstatfs(fd, &sfs) < 0)
 		return negative_errno();
 	if (!S_ISREG(st.st_mode) || st.st_ino != t->st.st_ino || st.st_size != t->st.st_size ||
-	    st.st_mode != t->st.st_mode ||
-	    st.st_mtim.tv_sec != t->st.st_mtim.tv_sec ||
+	    st.st_mode != t->st.st_mode || st.st_mtim.tv_sec != t->st.st_mtim.tv_sec ||
 	    st.st_mtim.tv_nsec != t->st.st_mtim.tv_nsec ||
 	    (unsigned long)sfs.f_type != OVERLAYFS_SUPER_MAGIC || !(sfs.f_flags & ST_RDONLY))
 		return -ESTALE;
@@ -922,12 +924,6 @@ int cb_overlay_is_sealed(int fd, bool vouched)
  * exposes must be the inode checked here (overlay_open, cb_clone_overlay).
  */
 
-#define TRUST_RULE                                                                              \
-	"the overlay runs the file itself, so it is taken only for a file that no one else can " \
-	"rewrite: the file and every directory above it owned by root or by us, and writable "   \
-	"by neither group nor others (a directory may be, with the sticky bit)"
-
-/* The rule for one inode; 0, or -EPERM with the whole message in why. */
 static int trust_inode(const struct stat *st, const char *what, const char *path, char *why,
 		       size_t size)
 {
@@ -943,8 +939,7 @@ static int trust_inode(const struct stat *st, const char *what, const char *path
 		return 0;
 	(void)snprintf(
 		why, size,
-		"%s %s is %s (owner uid %u, mode %04o; we are uid %u): " TRUST_RULE
-		". Make root (or us) its owner and remove group and other write access (chown, chmod go-w, setfacl -b), or use a copy (--method=memfd)",
+		"%s %s is %s (owner uid %u, mode %04o; we are uid %u): the overlay runs the file itself, so it is taken only for a file that no one else can rewrite: the file and every directory above it owned by root or by us, and writable by neither group nor others (a directory may be, with the sticky bit). Make root (or us) its owner and remove group and other write access (chown, chmod go-w, setfacl -b), or use a copy (--method=memfd)",
 		what, path, found, (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777),
 		(unsigned)geteuid());
 	return -EPERM;
@@ -978,8 +973,8 @@ static int trust_dirs(int dfd, char *path, char *why, size_t size)
 			r = negative_errno();
 			if (parent >= 0)
 				(void)close(parent);
-			(void)snprintf(why, size, "cannot inspect the directory above %s: %s",
-				       path, strerror(-r));
+			(void)snprintf(why, size, "cannot inspect the directory above %s: %s", path,
+				       strerror(-r));
 			return r;
 		}
 		(void)close(cur);

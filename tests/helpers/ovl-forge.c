@@ -175,7 +175,8 @@ static void make_and_prove(enum kind kind, const char *dir, int fds[2])
 
 		if (missing_mount_setattr(fds[0], "", AT_EMPTY_PATH, &unbind) < 0)
 			die("mount_setattr MS_UNBINDABLE: %m");
-		probe = missing_open_tree(fds[1], "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+		probe = missing_open_tree(fds[1], "",
+					  OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
 		printf("ovl-forge: open_tree(OPEN_TREE_CLONE) of it: %s\n",
 		       probe < 0 ? strerror(errno) : "ok");
 		if (probe >= 0)

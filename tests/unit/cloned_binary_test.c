@@ -1213,6 +1213,8 @@ static void case_overlay_trust_rules(void)
 		{0, 65534, 0755, false, "is owned by another user (owner uid 65534, mode 0755"},
 		{0, 0, 0775, false,
 		 "is writable by group or others (or by a POSIX ACL entry) (owner uid 0, mode 0775"},
+		{0, 0, 01775, false,
+		 "is writable by group or others (or by a POSIX ACL entry) (owner uid 0, mode 1775"},
 		{0, 0, 0757, false,
 		 "is writable by group or others (or by a POSIX ACL entry) (owner uid 0, mode 0757"},
 		{1, 65534, 0755, false, "is owned by another user (owner uid 65534"},

@@ -56,9 +56,26 @@ int cb_clone_memfd(const struct cb_ctx *c, int src, size_t size,
  */
 int cb_clone_overlay(const struct cb_ctx *c, int src, int *ret_fd, char *why, size_t why_size);
 
-/* 1 if fd is a file on a detached, read-only overlayfs that refuses writes
- * (EROFS), 0 if not, -errno. */
-int cb_overlay_is_sealed(int fd);
+/*
+ * 1 if fd is a file on a detached, read-only overlayfs that refuses writes
+ * (EROFS), owned by root or by us and writable by neither group nor
+ * others, and whose superblock is read-only without an upper layer (where
+ * that can be proven; see overlay.c); 0 if not; -errno.  vouched: the
+ * caller is ensure() with the marker, run from a clone its maker made and
+ * checked (owner, directories, superblock) where it could see them; then
+ * only the read-only and detached checks are made (in a container's user
+ * namespace root's files show as unmapped).
+ */
+int cb_overlay_is_sealed(int fd, bool vouched);
+
+/*
+ * A directory of the options' (or a default one) opened O_RDONLY and
+ * checked by the file methods' rules (tmpdir.c: owner, mode, mount flags,
+ * append-only or immutable): its fd, or -errno with the reason in why
+ * (CB_REASON_MAX bytes).  The filesystem is the caller's to check.
+ */
+#define CB_REASON_MAX 160
+int cb_dir_open_checked(const char *dir, char *why);
 
 /* The file methods, in the options' directories (tmpdir.c). */
 int cb_clone_file(const struct cb_ctx *c, int src, size_t size,

@@ -75,7 +75,7 @@ int cloned_binary_request_from_string(const char *s)
  */
 static int clone_overlay_first(const struct cb_ctx *c, int src, int *ret_fd)
 {
-	char why[256];
+	char why[1024];
 	int r;
 
 	r = cb_clone_overlay(c, src, ret_fd, why, sizeof(why));
@@ -187,7 +187,8 @@ static bool is_memfd(int fd, int seals)
 	return n < 0 || (n >= 7 && memcmp(target, "/memfd:", 7) == 0);
 }
 
-int cloned_binary_is_sealed(int fd, const struct cloned_binary_options *opts)
+/* vouched: see cb_overlay_is_sealed(). */
+static int is_sealed(int fd, const struct cloned_binary_options *opts, bool vouched)
 {
 	unsigned need = CLONED_BINARY_MEMFD_SEALS;
 	struct statfs sfs;
@@ -200,7 +201,7 @@ int cloned_binary_is_sealed(int fd, const struct cloned_binary_options *opts)
 	if (!S_ISREG(st.st_mode))
 		return 0;
 	if ((unsigned long)sfs.f_type == OVERLAYFS_SUPER_MAGIC)
-		return cb_overlay_is_sealed(fd);
+		return cb_overlay_is_sealed(fd, vouched);
 
 	seals = fcntl(fd, F_GET_SEALS);
 	if (seals >= 0 && is_memfd(fd, seals)) {
@@ -219,6 +220,11 @@ int cloned_binary_is_sealed(int fd, const struct cloned_binary_options *opts)
 	if (st.st_nlink != 0 || (st.st_mode & 0222) != 0 || (st.st_mode & 0111) == 0)
 		return 0;
 	return cb_fs_is_trusted((unsigned long)sfs.f_type);
+}
+
+int cloned_binary_is_sealed(int fd, const struct cloned_binary_options *opts)
+{
+	return is_sealed(fd, opts, false);
 }
 
 /* ---- exec and ensure ---------------------------------------------------- */
@@ -344,7 +350,11 @@ int cloned_binary_ensure(const struct cloned_binary_options *opts, struct mt_err
 	if (exe < 0)
 		return cb_fail(&c, negative_errno(), "open /proc/self/exe");
 
-	r = cloned_binary_is_sealed(exe, opts);
+	/* A detached overlay counts only with the marker (below), from its
+	 * maker, which checked the file's owner, its directories and the
+	 * superblock where it could see them (in a container's user
+	 * namespace root's files show as unmapped). */
+	r = is_sealed(exe, opts, marker != NULL);
 	if (r < 0)
 		return cb_fail(&c, r, "inspect /proc/self/exe");
 	/* A detached overlay counts only as one we made: any other program

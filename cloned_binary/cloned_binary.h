@@ -89,15 +89,21 @@ struct cloned_binary_options {
  * Makes a sealed executable copy of the regular file open at src_fd (which
  * must be readable; its file offset is not used), or, with the overlay
  * method, opens the file itself from a detached read-only overlayfs, which
- * needs its path (/proc/self/fd/N) to lead to it.  On success stores the
+ * needs its path (/proc/self/fd/N) to lead to it, and is taken only if the
+ * file and every directory above it are owned by root or by us and are
+ * writable by neither group nor others (a sticky directory may be): no one
+ * else may be able to rewrite the file it runs.  On success stores the
  * result in *ret_fd (O_CLOEXEC; a memfd, or an O_PATH fd for the overlay
  * and file methods) and the method in *ret_method, and returns 0.
  *
  * Errors:
  *  -EBADF, -EINVAL  src_fd is not an open regular file;
  *  -EACCES, -EPERM  every permitted method was refused by policy
- *                   (vm.memfd_noexec=2 and no usable directory), or the
- *                   explicit tmpdir breaks a rule;
+ *                   (vm.memfd_noexec=2 and no usable directory), the
+ *                   explicit tmpdir breaks a rule, or (overlay requested)
+ *                   the binary or a directory above it breaks the owner
+ *                   rule above;
+ *  -ESTALE          (overlay) the file found by its name is not src_fd's;
  *  -EROFS           the explicit tmpdir is mounted read-only or noexec;
  *  -ENOEXEC         a copy was made but does not carry the required
  *                   seals, mode or link count (it is destroyed, never
@@ -115,14 +121,18 @@ int cloned_binary_clone(int src_fd, const struct cloned_binary_options *opts,
  * features (opts, or the probe) have it.  A file on overlayfs must be on a
  * read-only one that is attached to no mount tree we can see (a detached
  * mount, as the overlay method makes) and refuse opening for writing with
- * EROFS; where we hold CAP_SYS_ADMIN over our mount namespace and the
- * kernel clones a detached mount (6.15+), its superblock must also be
- * read-only and have no upper layer (a read-only mount flag alone can be
- * cleared by its owner).  Without that proof a mount flag passes for the
- * superblock, except for a file being executed, whose superblock EROFS
- * comes before ETXTBSY.  Any other file must be unlinked (nlink == 0), executable,
- * without write bits, and on tmpfs, ext4, xfs or btrfs.  Returns 1 if it
- * is, 0 if it is not, -errno if fd cannot be inspected.
+ * EROFS; it must be owned by root or by us (where root is unmapped, the
+ * overflow uid counts as root) and be writable by neither group nor
+ * others, since the overlay is the file itself; and its superblock must be
+ * read-only without an upper layer (a read-only mount flag alone can be
+ * cleared by its owner).  That proof fails closed: where it cannot be made
+ * the answer is 0, except without CAP_SYS_ADMIN over our mount namespace
+ * (EPERM: the EROFS stands) and on a kernel that clones no detached mount
+ * (before 6.15).  An overlay this process made, and the program's own
+ * running executable, need no proof.  Any other file must be unlinked
+ * (nlink == 0), executable, without write bits, and on tmpfs, ext4, xfs or
+ * btrfs.  Returns 1 if it is, 0 if it is not, -errno if fd cannot be
+ * inspected.
  */
 int cloned_binary_is_sealed(int fd, const struct cloned_binary_options *opts);
 

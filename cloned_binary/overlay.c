@@ -32,9 +32,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/mount.h>
@@ -67,6 +69,7 @@ enum ovl_step {
 	OVL_OPEN,
 	OVL_VERIFY,
 	OVL_CHILD,
+	OVL_NEED_DIRS, /* internal: the empty directories must be chosen first */
 };
 
 static const char *step_name(enum ovl_step s)
@@ -90,15 +93,29 @@ static const char *step_name(enum ovl_step s)
 }
 
 struct ovl_target {
-	char lower[PATH_MAX + 32]; /* "DIR:/proc/self/fd/" (the fd follows) */
+	char lower[96]; /* "/proc/self/fd/D:/proc/self/fd/" (the fd follows) */
 	size_t lower_len;
 	char name[NAME_MAX + 1];
 	struct stat st;		 /* the source binary */
 	const char *const *dirs; /* for the empty directory, or NULL */
+	int dir;		 /* O_PATH fd of the binary's (checked) directory */
+	struct stat dir_st;	 /* its inode */
+	char dir_path[PATH_MAX]; /* its name, for the namespace child */
+	bool reopen;		 /* in the namespace child: open dir_path again */
+	/* Before 6.15: the directories checked for the empty layer (in the
+	 * parent, where their owners show as they are), by inode. */
+	struct ovl_dir {
+		const char *path;
+		dev_t dev;
+		ino_t ino;
+	} edirs[8];
+	size_t n_edirs;
+	bool edirs_ready;
+	char edir_why[CB_REASON_MAX + 64]; /* why the last one was skipped */
 };
 
 /* Where the empty directory may go, after the options' directories. */
-static const char *const default_dirs[] = {"/run", "/tmp", "/var/tmp", "/dev/shm"};
+static const char *const default_dirs[] = {"/run", "/tmp", "/var/tmp", "/dev/shm", NULL};
 
 /* Appends the decimal n; no stdio (runs in the namespace child). */
 static void append_int(char *buf, size_t len, size_t size, int n)
@@ -220,20 +237,31 @@ static void sweep_stale_dirs(int dfd)
 		}
 }
 
-/* The overlay with a new empty directory in dir as its empty layer; the
- * directory is removed again whatever happens, and abandoned ones of ours
- * from killed starts before it. */
-static int overlay_in_dir(struct ovl_target *t, const char *dir, enum ovl_step *ret_step)
+/*
+ * The overlay with a new empty directory in d as its empty layer; the
+ * directory is removed again whatever happens.  d was checked by the file
+ * methods' rules (empty_dirs_choose); it is opened again here by name (in
+ * the namespace child, overlayfs takes only a layer of its own mount
+ * namespace) and must be the inode checked.  Abandoned empty directories
+ * of ours from killed starts are swept first, only where the directory is
+ * ours (owned by us: in the namespace child root's show as unmapped), never
+ * in another's.
+ */
+static int overlay_in_dir(struct ovl_target *t, const struct ovl_dir *d, enum ovl_step *ret_step)
 {
 	_cleanup_close_ int dfd = -EBADF, empty = -EBADF;
+	struct stat st;
 	char name[64];
 	int fd;
 
 	*ret_step = OVL_EMPTY_DIR;
-	dfd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0)
+	dfd = open(d->path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 || fstat(dfd, &st) < 0)
 		return negative_errno();
-	sweep_stale_dirs(dfd);
+	if (st.st_dev != d->dev || st.st_ino != d->ino)
+		return -ESTALE;
+	if (st.st_uid == geteuid())
+		sweep_stale_dirs(dfd);
 	empty_dir_name(name, sizeof(name));
 	if (mkdirat(dfd, name, 0700) < 0)
 		return negative_errno();
@@ -250,17 +278,11 @@ static int overlay_in_dir(struct ovl_target *t, const char *dir, enum ovl_step *
  */
 static int overlay_on_empty_dir(struct ovl_target *t, enum ovl_step *ret_step)
 {
-	const char *const *opt = t->dirs;
 	int fd = -ENOENT;
 
 	*ret_step = OVL_EMPTY_DIR;
-	for (size_t i = 0; opt && opt[i]; i++) {
-		fd = overlay_in_dir(t, opt[i], ret_step);
-		if (fd >= 0 || (*ret_step != OVL_EMPTY_DIR && fd != -ELOOP))
-			return fd;
-	}
-	for (size_t i = 0; i < ELEMENTSOF(default_dirs); i++) {
-		fd = overlay_in_dir(t, default_dirs[i], ret_step);
+	for (size_t i = 0; i < t->n_edirs; i++) {
+		fd = overlay_in_dir(t, &t->edirs[i], ret_step);
 		if (fd >= 0 || (*ret_step != OVL_EMPTY_DIR && fd != -ELOOP))
 			return fd;
 	}
@@ -275,13 +297,68 @@ static int overlay_mount(struct ovl_target *t, enum ovl_step *ret_step)
 
 	*ret_step = OVL_TMPFS;
 	layer = empty_layer();
-	if (layer < 0)
+	if (layer >= 0) {
+		fd = overlay_create(t, layer, ret_step);
+		/* Before 6.15 "failed to clone lowerpath": the layer is
+		 * detached. */
+		if (fd != -EINVAL || *ret_step != OVL_CREATE)
+			return fd;
+	} else if (layer != -EINVAL)
 		return layer;
-	fd = overlay_create(t, layer, ret_step);
-	/* Before 6.15 "failed to clone lowerpath": the layer is detached. */
-	if (fd == -EINVAL && *ret_step == OVL_CREATE)
-		fd = overlay_on_empty_dir(t, ret_step);
-	return fd;
+	/* No detached layer (or, as tests make happen, no detached tmpfs at
+	 * all): an empty directory, in a directory chosen by the rules. */
+	if (!t->edirs_ready) {
+		*ret_step = OVL_NEED_DIRS;
+		return -EINVAL;
+	}
+	return overlay_on_empty_dir(t, ret_step);
+}
+
+/*
+ * The directories for the empty layer, before 6.15: the options', then the
+ * defaults, each only if it passes the file methods' rules (owner, mode,
+ * mount flags, append-only) and is on a filesystem the kernel is in charge
+ * of; checked here, in the caller's own namespaces, where their owners
+ * show as they are.  A skipped one is named in a debug line.
+ */
+static void empty_dirs_choose(const struct cb_ctx *c, struct ovl_target *t)
+{
+	const char *const *lists[] = {c->opts->tmpdirs, default_dirs};
+
+	t->n_edirs = 0;
+	t->edirs_ready = true;
+	for (size_t l = 0; l < ELEMENTSOF(lists); l++)
+		for (size_t i = 0; lists[l] && lists[l][i] && t->n_edirs < ELEMENTSOF(t->edirs);
+		     i++) {
+			const char *dir = lists[l][i];
+			_cleanup_close_ int dfd = -EBADF;
+			char why[CB_REASON_MAX], fs[32];
+			struct statfs sfs;
+			struct stat st;
+
+			dfd = cb_dir_open_checked(dir, why);
+			if (dfd >= 0 && (fstatfs(dfd, &sfs) < 0 || fstat(dfd, &st) < 0)) {
+				(void)snprintf(why, sizeof(why), "cannot inspect it: %m");
+				dfd = safe_close(dfd);
+			} else if (dfd >= 0 && !cb_fs_is_trusted((unsigned long)sfs.f_type)) {
+				(void)snprintf(
+					why, sizeof(why),
+					"on %s, where the directory's owner, not the kernel, decides what it holds",
+					cb_fs_name((unsigned long)sfs.f_type, fs, sizeof(fs)));
+				dfd = safe_close(dfd);
+			}
+			if (dfd < 0) {
+				cb_debug(
+					c,
+					"cloned_binary: skipping %s for the overlay's empty layer: %s",
+					dir, why);
+				(void)snprintf(t->edir_why, sizeof(t->edir_why), "%s: %s", dir,
+					       why);
+				continue;
+			}
+			t->edirs[t->n_edirs++] =
+				(struct ovl_dir){.path = dir, .dev = st.st_dev, .ino = st.st_ino};
+		}
 }
 
 /*
@@ -290,11 +367,31 @@ static int overlay_mount(struct ovl_target *t, enum ovl_step *ret_step)
  * meanwhile shows another inode, size or mtime) on a read-only overlayfs.
  * System calls only: it runs in the namespace child too.
  */
-static int overlay_open(struct ovl_target *t, enum ovl_step *ret_step)
+static int overlay_open(struct ovl_target *t, enum ovl_step *ret_step, int *ret_mnt)
 {
-	_cleanup_close_ int mnt = -EBADF, fd = -EBADF;
+	_cleanup_close_ int mnt = -EBADF, fd = -EBADF, reopened = -EBADF;
+	static const char proc[] = "/proc/self/fd/";
 	struct statfs sfs;
 	struct stat st;
+	int dir = t->dir;
+
+	/* overlayfs takes no layer from another mount namespace's mount: the
+	 * namespace child opens the directory again, in its copy of ours, and
+	 * it must be the inode checked. */
+	if (t->reopen) {
+		*ret_step = OVL_VERIFY;
+		reopened = open(t->dir_path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (reopened < 0 || fstat(reopened, &st) < 0)
+			return negative_errno();
+		if (st.st_dev != t->dir_st.st_dev || st.st_ino != t->dir_st.st_ino)
+			return -ESTALE;
+		dir = reopened;
+	}
+	memcpy(t->lower, proc, sizeof(proc));
+	append_int(t->lower, sizeof(proc) - 1, sizeof(t->lower), dir);
+	t->lower_len = strlen(t->lower);
+	memcpy(t->lower + t->lower_len, ":/proc/self/fd/", sizeof(":/proc/self/fd/"));
+	t->lower_len += sizeof(":/proc/self/fd/") - 1;
 
 	mnt = overlay_mount(t, ret_step);
 	if (mnt < 0)
@@ -307,11 +404,12 @@ static int overlay_open(struct ovl_target *t, enum ovl_step *ret_step)
 	if (fstat(fd, &st) < 0 || fstatfs(fd, &sfs) < 0)
 		return negative_errno();
 	if (!S_ISREG(st.st_mode) || st.st_ino != t->st.st_ino || st.st_size != t->st.st_size ||
-	    st.st_mtim.tv_sec != t->st.st_mtim.tv_sec ||
+	    st.st_mode != t->st.st_mode || st.st_mtim.tv_sec != t->st.st_mtim.tv_sec ||
 	    st.st_mtim.tv_nsec != t->st.st_mtim.tv_nsec ||
 	    (unsigned long)sfs.f_type != OVERLAYFS_SUPER_MAGIC || !(sfs.f_flags & ST_RDONLY))
 		return -ESTALE;
 	*ret_step = OVL_NONE;
+	*ret_mnt = TAKE_FD(mnt);
 	return TAKE_FD(fd);
 }
 
@@ -347,6 +445,7 @@ struct ovl_child {
 	uid_t uid;
 	gid_t gid;
 	int fd;	  /* the O_PATH fd, in our fd table (CLONE_FILES) */
+	int mnt;  /* the overlay's mount fd, likewise */
 	int err;  /* positive errno when fd < 0 */
 	int step; /* enum ovl_step */
 };
@@ -369,7 +468,7 @@ static int child_main(void *arg)
 	if (r == 0)
 		r = map_self("/proc/self/gid_map", c->gid);
 	if (r == 0)
-		r = overlay_open(c->t, &step);
+		r = overlay_open(c->t, &step, &c->mnt);
 	c->step = step;
 	if (r < 0)
 		c->err = -r;
@@ -387,12 +486,13 @@ static int child_main(void *arg)
  * the fd lands in our table, so no socket is needed.  We are suspended
  * until the child exits.  Its stack has a guard page below it.
  */
-static int overlay_open_in_userns(struct ovl_target *t, enum ovl_step *ret_step)
+static int overlay_open_in_userns(struct ovl_target *t, enum ovl_step *ret_step, int *ret_mnt)
 {
 	struct ovl_child c = {.t = t,
 			      .uid = geteuid(),
 			      .gid = getegid(),
 			      .fd = -EBADF,
+			      .mnt = -EBADF,
 			      .err = EPROTO,
 			      .step = OVL_CHILD};
 	size_t page = (size_t)sysconf(_SC_PAGESIZE), size = CHILD_STACK + page;
@@ -428,10 +528,105 @@ static int overlay_open_in_userns(struct ovl_target *t, enum ovl_step *ret_step)
 		return r;
 	}
 	*ret_step = c.step;
-	return c.fd >= 0 ? c.fd : -c.err;
+	if (c.fd < 0)
+		return -c.err;
+	*ret_mnt = c.mnt;
+	return c.fd;
+}
+
+/* ---- the overlays we made ------------------------------------------------
+ *
+ * The mounts of the last few overlays this process made, held open by
+ * their mount fds (close-on-exec).  Holding the fd keeps the mount in its
+ * anonymous namespace, so its ID names it and no other while it is here,
+ * and no one else holds it to change its flags.  Such a file is known to
+ * be on a read-only overlay without an upper layer, because we made it so:
+ * cloned_binary_exec() of our own clone needs no proof of the superblock
+ * (which, from 6.15, could not be given for a mount whose fd is closed).
+ */
+#define OWN_MOUNTS 4
+
+static struct {
+	pthread_mutex_t lock;
+	int fd[OWN_MOUNTS]; /* fd + 1; 0 is an empty slot */
+	int id[OWN_MOUNTS];
+	unsigned next;
+} own = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static int mount_id_of(int fd);
+
+/* Takes mnt (closing it if the ID of file cannot be read). */
+static void own_register(int mnt, int file)
+{
+	int id = mount_id_of(file), old;
+
+	if (id < 0 || mnt < 0) {
+		safe_close(mnt);
+		return;
+	}
+	(void)pthread_mutex_lock(&own.lock);
+	old = own.fd[own.next % OWN_MOUNTS] - 1;
+	own.fd[own.next % OWN_MOUNTS] = mnt + 1;
+	own.id[own.next % OWN_MOUNTS] = id;
+	own.next++;
+	(void)pthread_mutex_unlock(&own.lock);
+	safe_close(old);
+}
+
+static bool own_mount(int id)
+{
+	bool found = false;
+
+	(void)pthread_mutex_lock(&own.lock);
+	for (size_t i = 0; i < OWN_MOUNTS && !found; i++)
+		found = own.fd[i] > 0 && own.id[i] == id;
+	(void)pthread_mutex_unlock(&own.lock);
+	return found;
 }
 
 /* ---- recognising it ----------------------------------------------------- */
+
+/*
+ * Whether root's files show here as the overflow uid, and which: in a user
+ * namespace where global root is unmapped (rootless podman's, whose root
+ * runs runc) every file of root's shows as /proc/sys/kernel/overflowuid
+ * (65534), as do /proc/sys's own files, which belong to global root.  In
+ * the initial namespace, or where root is mapped, that uid is just a user
+ * ("nobody").  -1 when root's files do not show so; cached.
+ */
+static long root_shows_as(void)
+{
+	static long cached = -2;
+	long v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+	char buf[32] = "";
+	struct stat st;
+	int fd, n;
+
+	if (v != -2)
+		return v;
+	v = -1;
+	fd = open("/proc/sys/kernel/overflowuid", O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = (int)read(fd, buf, sizeof(buf) - 1);
+		if (n > 0 && fstat(fd, &st) == 0 && st.st_uid != 0 &&
+		    (long)st.st_uid == strtol(buf, NULL, 10))
+			v = (long)st.st_uid;
+		(void)close(fd);
+	}
+	__atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+	return v;
+}
+
+/*
+ * Root, or us: the owners whose files no one else can rewrite.  Where
+ * root is unmapped, the overflow uid counts as root (as crun-sealed counts
+ * it): from inside such a namespace a file of another unmapped user looks
+ * the same, which is the one thing this rule cannot tell there.
+ */
+static bool owner_trusted(uid_t uid)
+{
+	return uid == 0 || uid == geteuid() || (long)uid == root_shows_as();
+}
 
 /* The mount ID of the file open at fd (fdinfo's "mnt_id:", 3.15+). */
 static int mount_id_of(int fd)
@@ -540,16 +735,19 @@ static int options_sealed(const char *line)
 /*
  * 1 if the superblock of the overlay at fd is read-only and has no upper
  * layer, so that no one, its owner included, can ever make it writable;
- * 0 if it is writable or has one; -errno if that cannot be told here.  A
- * read-only mount flag looks the same to statfs() and open(O_WRONLY), and
- * its owner can clear it, so the superblock itself must be seen; mountinfo
- * shows its options, but only for attached mounts.  So a clone of the
- * mount (open_tree: the same superblock; ours is not touched) is attached
- * in a child's private mount namespace.  Needs CAP_SYS_ADMIN over our
- * mount namespace (else EPERM) and a kernel that clones a detached mount
- * (6.15+, else EINVAL).  About a millisecond.
+ * 0 if it is writable or has one; -errno if that cannot be told here, with
+ * *ret_clone_failed set when open_tree() itself refused.  A read-only
+ * mount flag looks the same to statfs() and open(O_WRONLY), and its owner
+ * can clear it, so the superblock itself must be seen; mountinfo shows its
+ * options, but only for attached mounts.  So a clone of the mount
+ * (open_tree: the same superblock; ours is not touched) is attached in a
+ * child's private mount namespace.  Needs CAP_SYS_ADMIN over our mount
+ * namespace (else EPERM) and a kernel that clones a detached mount (6.15+,
+ * else EINVAL).  About a millisecond.  (statmount() would do without the
+ * clone, but up to 6.18 it sees no detached mount: ENOENT, measured; it
+ * takes a file descriptor only from 6.19, STATMOUNT_BY_FD.)
  */
-static int superblock_sealed(int fd)
+static int superblock_sealed(int fd, bool *ret_clone_failed)
 {
 	_cleanup_close_ int clone = -EBADF;
 	_cleanup_fclose_ FILE *f = NULL;
@@ -558,9 +756,12 @@ static int superblock_sealed(int fd)
 	size_t size = 0;
 	pid_t pid;
 
+	*ret_clone_failed = false;
 	clone = missing_open_tree(fd, "", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
-	if (clone < 0)
+	if (clone < 0) {
+		*ret_clone_failed = true;
 		return negative_errno();
+	}
 	id = mount_id_of(clone);
 	if (id < 0)
 		return id;
@@ -595,15 +796,82 @@ static int superblock_sealed(int fd)
 	return r;
 }
 
-int cb_overlay_is_sealed(int fd)
+/*
+ * The file we run from ourselves.  Its EROFS above is enough: a mount
+ * flag's EROFS would have come after ETXTBSY, its mount is in no namespace
+ * once its maker closed the mount fd (so no one can change its flags), and
+ * no write reaches an inode being executed, through any mount of the
+ * superblock (ETXTBSY), so not even a copy-up to an upper layer.
+ */
+static bool is_own_exe(const struct stat *st)
+{
+	struct stat exe;
+
+	return stat("/proc/self/exe", &exe) == 0 && exe.st_dev == st->st_dev &&
+	       exe.st_ino == st->st_ino;
+}
+
+/*
+ * Whether this kernel clones a detached mount at all (6.15+): open_tree()
+ * of a new detached tmpfs of our own.  1 yes, 0 no (EINVAL), -errno if it
+ * cannot be told; cached once known.  The path is "." where the proof
+ * gives AT_EMPTY_PATH, so that a test can refuse the proof's open_tree()
+ * alone.
+ */
+static int kernel_clones_detached(void)
+{
+	static int cached = -1;
+	_cleanup_close_ int mnt = -EBADF, clone = -EBADF;
+	int v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
+
+	if (v >= 0)
+		return v;
+	mnt = empty_layer();
+	if (mnt < 0)
+		return mnt;
+	clone = missing_open_tree(mnt, ".", OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC);
+	if (clone < 0 && errno != EINVAL)
+		return negative_errno();
+	v = clone >= 0;
+	__atomic_store_n(&cached, v, __ATOMIC_RELAXED);
+	return v;
+}
+
+/*
+ * When the superblock cannot be seen, the answer.  Fails closed: only two
+ * documented refusals of open_tree() leave the caller's EROFS standing:
+ *  - EPERM: no CAP_SYS_ADMIN over our mount namespace (any user, and so
+ *    every rootless runtime);
+ *  - EINVAL from a kernel that clones no detached mount at all (before
+ *    6.15), shown by cloning a detached mount of our own.
+ * Any other failure is "not sealed": on 6.15+ an EINVAL for this mount
+ * alone comes from an owner who marked it MS_UNBINDABLE (to clear its
+ * read-only flag later), or from a mount whose fd was closed, which no one
+ * can prove any more.
+ */
+static int unproven(int r, bool clone_failed)
+{
+	if (clone_failed && r == -EPERM)
+		return 1;
+	return clone_failed && r == -EINVAL && kernel_clones_detached() == 0;
+}
+
+int cb_overlay_is_sealed(int fd, bool vouched)
 {
 	struct statfs sfs;
+	struct stat st;
+	bool clone_failed;
 	char proc[64];
 	int wfd, id, r;
 
-	if (fstatfs(fd, &sfs) < 0)
+	if (fstatfs(fd, &sfs) < 0 || fstat(fd, &st) < 0)
 		return negative_errno();
 	if ((unsigned long)sfs.f_type != OVERLAYFS_SUPER_MAGIC || !(sfs.f_flags & ST_RDONLY))
+		return 0;
+	/* The overlay shows the real file's owner and mode: no one else may
+	 * be able to rewrite it underneath (the directories above it were
+	 * checked when the overlay was made; from here they cannot be seen). */
+	if (!vouched && (!owner_trusted(st.st_uid) || (st.st_mode & 022)))
 		return 0;
 	/* Not writable now, by a mount flag or by the superblock.  For a
 	 * file being executed (ensure's /proc/self/exe) this alone tells
@@ -617,28 +885,125 @@ int cb_overlay_is_sealed(int fd)
 	}
 	if (errno != EROFS)
 		return 0;
-	/* Detached: an attached overlay could be remounted by its owner. */
 	id = mount_id_of(fd);
 	if (id < 0)
 		return id;
+	if (own_mount(id))
+		return 1;
+	/* ensure(): the maker that started us from it made it so. */
+	if (vouched || is_own_exe(&st))
+		return 1;
+	/* Detached: an attached overlay could be remounted by its owner. */
 	r = mount_attached(id);
 	if (r != 0)
 		return r < 0 ? r : 0;
 	/* Read-only in its superblock, without an upper layer, where that
-	 * can be seen; where it cannot (no CAP_SYS_ADMIN over our mount
-	 * namespace, or before 6.15), the EROFS above stands. */
-	r = superblock_sealed(fd);
-	return r >= 0 ? r : 1;
+	 * can be seen; where it cannot, see unproven(). */
+	r = superblock_sealed(fd, &clone_failed);
+	return r >= 0 ? r : unproven(r, clone_failed);
 }
 
-/* ---- the method ---------------------------------------------------------- */
+/* ---- trust: no one else may rewrite the file ---------------------------
+ *
+ * The overlay is no copy: the process runs the binary's own inode, and
+ * overlayfs denies writes only through the overlay.  Whoever may write the
+ * real file may rewrite the running program.  So the overlay is taken only
+ * for a file that no one but root and the caller can change: the file and
+ * every directory above it owned by root or by our effective uid, and none
+ * writable by group or others.  A sticky directory (/tmp) may be writable
+ * by others: they can add names there, but not rename or remove ours, and
+ * the file we run is the inode checked here, whatever its name later
+ * points at.  POSIX ACLs need no reading: an ACL entry that grants
+ * writing to anyone but the owner only takes effect through the ACL mask,
+ * which the group bits of the mode show, so a "group-writable" mode is how
+ * such an ACL shows up.  Everything is checked by fd: the file we were
+ * given, its directory opened once and tied to it by inode, and the
+ * directories above through "..", never a second lookup of the path.  The
+ * overlay's lower layer is that same directory fd, and the file it then
+ * exposes must be the inode checked here (overlay_open, cb_clone_overlay).
+ */
 
-/* Where the binary is: "DIR:" and its NAME, or -errno with the reason. */
+static int trust_inode(const struct stat *st, const char *what, const char *path, char *why,
+		       size_t size)
+{
+	bool dir = S_ISDIR(st->st_mode);
+	const char *found;
+
+	if (!owner_trusted(st->st_uid))
+		found = "owned by another user";
+	else if ((st->st_mode & 022) && !(dir && (st->st_mode & S_ISVTX)))
+		found = dir ? "writable by group or others without the sticky bit"
+			    : "writable by group or others (or by a POSIX ACL entry)";
+	else
+		return 0;
+	(void)snprintf(
+		why, size,
+		"%s %s is %s (owner uid %u, mode %04o; we are uid %u): the overlay runs the file itself, so it is taken only for a file that no one else can rewrite: the file and every directory above it owned by root or by us, and writable by neither group nor others (a directory may be, with the sticky bit). Make root (or us) its owner and remove group and other write access (chown, chmod go-w, setfacl -b), or use a copy (--method=memfd)",
+		what, path, found, (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777),
+		(unsigned)geteuid());
+	return -EPERM;
+}
+
+/*
+ * The directories from dfd (path: its name, for messages, shortened as we
+ * go up) to the root, through "..".  0, or -errno with the reason.
+ */
+static int trust_dirs(int dfd, char *path, char *why, size_t size)
+{
+	_cleanup_close_ int cur = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
+	struct stat st, up;
+	int r;
+
+	if (cur < 0 || fstat(cur, &st) < 0) {
+		r = negative_errno();
+		(void)snprintf(why, size, "cannot inspect the directory %s: %s", path,
+			       strerror(-r));
+		return r;
+	}
+	for (unsigned depth = 0; depth < PATH_MAX / 2; depth++) {
+		char *slash;
+		int parent;
+
+		r = trust_inode(&st, "the directory", path, why, size);
+		if (r < 0)
+			return r;
+		parent = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (parent < 0 || fstat(parent, &up) < 0) {
+			r = negative_errno();
+			if (parent >= 0)
+				(void)close(parent);
+			(void)snprintf(why, size, "cannot inspect the directory above %s: %s", path,
+				       strerror(-r));
+			return r;
+		}
+		(void)close(cur);
+		cur = parent;
+		if (up.st_dev == st.st_dev && up.st_ino == st.st_ino)
+			return 0; /* the root: its ".." is itself */
+		st = up;
+		slash = strrchr(path, '/');
+		if (slash && slash != path)
+			*slash = '\0';
+		else
+			(void)snprintf(path, 2, "/");
+	}
+	(void)snprintf(why, size, "the directories above %s go on too long", path);
+	return -ELOOP;
+}
+
+/*
+ * Where the binary is: its directory, opened once and checked, as t->dir
+ * (the overlay's lower layer, "/proc/self/fd/D:"), and its NAME; or -errno
+ * with the reason.
+ */
 static int target_of(int src, struct ovl_target *t, char *why, size_t size)
 {
 	char proc[64], path[PATH_MAX];
-	const char *slash;
+	_cleanup_close_ int dfd = -EBADF;
+	char *slash;
+	struct stat st;
 	ssize_t n;
+	int r;
 
 	(void)snprintf(proc, sizeof(proc), "/proc/self/fd/%d", src);
 	n = readlink(proc, path, sizeof(path) - 1);
@@ -652,15 +1017,37 @@ static int target_of(int src, struct ovl_target *t, char *why, size_t size)
 		(void)snprintf(why, size, "the binary has no path (%s)", path);
 		return -ENOENT;
 	}
-	/* lowerdir splits on ':' and would need '\\' escapes; the legacy
-	 * option string of older kernels cannot carry ','. */
-	if (strpbrk(path, ":,\\") || strlen(slash + 1) > NAME_MAX) {
-		(void)snprintf(why, size, "its path %s would need escaping in lowerdir", path);
-		return -EINVAL;
+	if (strlen(slash + 1) > NAME_MAX) {
+		(void)snprintf(why, size, "its name in %s is too long", path);
+		return -ENAMETOOLONG;
 	}
-	t->lower_len = (size_t)snprintf(t->lower, sizeof(t->lower), "%.*s:/proc/self/fd/",
-					(int)(slash - path > 0 ? slash - path : 1), path);
+	/* The file first: it is the inode that will run. */
+	r = trust_inode(&t->st, "the file", path, why, size);
+	if (r < 0)
+		return r;
 	(void)snprintf(t->name, sizeof(t->name), "%s", slash + 1);
+	if (slash == path)
+		path[1] = '\0';
+	else
+		*slash = '\0';
+	dfd = open(path, O_PATH | O_DIRECTORY | O_CLOEXEC);
+	/* The directory we opened must hold the file we were given. */
+	if (dfd < 0 || fstatat(dfd, t->name, &st, AT_SYMLINK_NOFOLLOW) < 0 ||
+	    st.st_dev != t->st.st_dev || st.st_ino != t->st.st_ino) {
+		(void)snprintf(why, size, "%s failed: %s/%s is no longer the binary we were given",
+			       "verifying it is the same binary", path, t->name);
+		return -ESTALE;
+	}
+	t->dir_st.st_dev = 0;
+	if (fstat(dfd, &t->dir_st) < 0) {
+		(void)snprintf(why, size, "cannot inspect the directory %s: %m", path);
+		return negative_errno();
+	}
+	(void)snprintf(t->dir_path, sizeof(t->dir_path), "%s", path);
+	r = trust_dirs(dfd, path, why, size);
+	if (r < 0)
+		return r;
+	t->dir = TAKE_FD(dfd);
 	return 0;
 }
 
@@ -684,8 +1071,10 @@ static void explain(int r, enum ovl_step step, char *why, size_t size)
 
 int cb_clone_overlay(const struct cb_ctx *c, int src, int *ret_fd, char *why, size_t why_size)
 {
-	struct ovl_target t = {};
+	struct ovl_target t = {.dir = -EBADF};
+	_cleanup_close_ int dir = -EBADF, mnt = -EBADF;
 	enum ovl_step step;
+	struct stat st;
 	int fd, r;
 
 	/* Unprobed, the first fsopen() finds out (ENOSYS, below). */
@@ -696,20 +1085,46 @@ int cb_clone_overlay(const struct cb_ctx *c, int src, int *ret_fd, char *why, si
 	r = target_of(src, &t, why, why_size);
 	if (r < 0)
 		return r;
+	dir = t.dir;
 	t.dirs = c->opts->tmpdirs;
 	/* Directly where we may mount (root); else as a user namespace's
 	 * owner, which needs no privilege. */
-	fd = overlay_open(&t, &step);
+	fd = overlay_open(&t, &step, &mnt);
+	if (fd == -EINVAL && step == OVL_NEED_DIRS) {
+		empty_dirs_choose(c, &t);
+		fd = overlay_open(&t, &step, &mnt);
+	}
 	if (fd == -EPERM && step == OVL_TMPFS) {
-		t.lower[t.lower_len] = '\0';
-		fd = overlay_open_in_userns(&t, &step);
+		t.reopen = true;
+		fd = overlay_open_in_userns(&t, &step, &mnt);
+		if (fd == -EINVAL && step == OVL_NEED_DIRS) {
+			empty_dirs_choose(c, &t);
+			fd = overlay_open_in_userns(&t, &step, &mnt);
+		}
 	}
 	if (fd == -ENOSYS && step == OVL_TMPFS)
 		(void)snprintf(why, why_size, "no fsopen() (before Linux 5.2)");
-	else if (fd < 0)
+	else if (fd < 0 && step == OVL_EMPTY_DIR && t.edir_why[0]) {
+		size_t n;
+
+		explain(fd, step, why, why_size);
+		n = strlen(why);
+		(void)snprintf(why + n, why_size - n, "; skipped %s", t.edir_why);
+	} else if (fd < 0)
 		explain(fd, step, why, why_size);
 	if (fd < 0)
 		return fd;
+	/* The file on the overlay is the one checked, as we see it: its
+	 * owner too (the namespace child sees root's files as unmapped). */
+	if (fstat(fd, &st) < 0 || st.st_uid != t.st.st_uid || st.st_gid != t.st.st_gid ||
+	    st.st_mode != t.st.st_mode) {
+		r = fd;
+		fd = -ESTALE;
+		explain(fd, OVL_VERIFY, why, why_size);
+		(void)close(r);
+		return fd;
+	}
+	own_register(TAKE_FD(mnt), fd);
 	*ret_fd = fd;
 	return 0;
 }

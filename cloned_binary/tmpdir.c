@@ -33,7 +33,7 @@
 
 #include "cb-internal.h"
 
-#define REASON_MAX 160
+#define REASON_MAX CB_REASON_MAX
 
 #ifndef XFS_SUPER_MAGIC
 #define XFS_SUPER_MAGIC 0x58465342
@@ -120,7 +120,7 @@ static int dir_check_mount(int dfd, char *why)
 }
 
 /* Opens dir and checks it; returns the fd, or -errno with the reason. */
-static int dir_open_checked(const char *dir, char *why)
+int cb_dir_open_checked(const char *dir, char *why)
 {
 	_cleanup_close_ int dfd = -EBADF;
 	struct stat st;
@@ -301,7 +301,7 @@ static int clone_in(const struct cb_ctx *c, int src, size_t size, const char *di
 	int r;
 
 	*ret_skip = true;
-	dfd = dir_open_checked(dir, why);
+	dfd = cb_dir_open_checked(dir, why);
 	if (dfd < 0)
 		return dfd;
 	r = file_create(c, dfd, dir, &m, &rwfd, &left);

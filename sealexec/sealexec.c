@@ -38,7 +38,43 @@ extern char **environ;
 
 static void usage(FILE *f)
 {
-	fputs("Usage: sealexec [OPTIONS] [--] PROGRAM [ARG...]\n       sealexec --features [--json]\n       sealexec --check FILE\n\nRun PROGRAM (looked up in PATH) from a sealed, write-protected\ncopy, so that nothing can overwrite the file it was started from.\n\n  -d, --debug            print which method was used\n                         (also SEALEXEC_DEBUG=1)\n  -m, --method=METHOD    auto (default), overlay, memfd or tmpfile\n  -t, --tmpdir=DIR       the only directory for the tmpfile method\n                         (default: $SEALEXEC_TMPDIR, $XDG_RUNTIME_DIR,\n                         /run, /tmp, /var/tmp, /dev/shm; directories\n                         others control are skipped)\n      --hint=TEXT        if no sealed copy can be made or executed,\n                         also print the line TEXT (what works instead)\n      --features         print the probed kernel features\n      --json             with --features: print one JSON object\n      --check FILE       exit 0 if FILE is a sealed clone, 1 if not\n  -h, --help             show this help\n  -V, --version          show the version\n\nExit status: PROGRAM's; 2 for bad usage or a missing program;\n126 if no sealed copy could be made or executed.\nMEMFD_TOOLKIT_FEATURES=-name,... turns probed features off for\ntesting (names as printed by --features).\n",
+	fputs("Usage: sealexec [OPTIONS] [--] PROGRAM [ARG...]\n"
+	      "       sealexec --features [--json]\n"
+	      "       sealexec --check FILE\n"
+	      "\n"
+	      "Run PROGRAM (looked up in PATH) so that nothing can overwrite the code\n"
+	      "it runs: from the file itself on a detached read-only overlay (no copy)\n"
+	      "where no one but root and you can rewrite that file, else from a sealed,\n"
+	      "write-protected copy.\n"
+	      "\n"
+	      "  -d, --debug            print which method was used\n"
+	      "                         (also SEALEXEC_DEBUG=1)\n"
+	      "  -m, --method=METHOD    auto (default), overlay, memfd or tmpfile\n"
+	      "  -t, --tmpdir=DIR       the only directory for the tmpfile method\n"
+	      "                         (default: $SEALEXEC_TMPDIR, $XDG_RUNTIME_DIR,\n"
+	      "                         /run, /tmp, /var/tmp, /dev/shm; directories\n"
+	      "                         others control are skipped)\n"
+	      "      --hint=TEXT        if no sealed copy can be made or executed,\n"
+	      "                         also print the line TEXT (what works instead)\n"
+	      "      --features         print the probed kernel features\n"
+	      "      --json             with --features: print one JSON object\n"
+	      "      --check FILE       exit 0 if FILE is a sealed clone, 1 if not\n"
+	      "  -h, --help             show this help\n"
+	      "  -V, --version          show the version\n"
+	      "\n"
+	      "The overlay is not a copy: it runs PROGRAM's own file, which overlayfs\n"
+	      "keeps from being written through the overlay.  So it is used only when\n"
+	      "PROGRAM and every directory above it are owned by root or by you and are\n"
+	      "writable by neither group nor others (a sticky directory may be; a POSIX\n"
+	      "ACL that lets others write shows in the group bits).  Otherwise auto\n"
+	      "makes a sealed copy, and --method=overlay refuses with the reason.\n"
+	      "--check reports an overlay file as sealed only if it is owned so, and,\n"
+	      "where its superblock cannot be proven read-only, fails closed.\n"
+	      "\n"
+	      "Exit status: PROGRAM's; 2 for bad usage or a missing program;\n"
+	      "126 if no sealed copy could be made or executed.\n"
+	      "MEMFD_TOOLKIT_FEATURES=-name,... turns probed features off for\n"
+	      "testing (names as printed by --features).\n",
 	      f);
 }
 

@@ -10,7 +10,9 @@ mt_error_set, the cli_* printers, and any function whose name says error,
 fail, die, warn, log, debug, notice, msg or say; and the value of a #define.
 Macros between the pieces (PRIu64, REEXEC_ENV) count as part of the string.
 
-Allowed: one literal with "\\n" inside it, however long (a usage text).
+Allowed: one literal with "\\n" inside it, however long (a usage text), and
+a help screen written one literal per line: a piece that follows a piece
+ending in "\\n" starts a line of its own, so grep finds each line whole.
 
 Prints FILE:LINE: CALL: "...", and exits 1 if anything was found.  With
 --all, every such continuation counts, in any call or none (to review).
@@ -71,7 +73,7 @@ def check(path):
     run = None  # the string run being read: [last piece, its line, its context]
     for kind, value, line, _ in tokens(text):
         if kind == 'str' or (kind == 'ident' and run and MACRO.match(value)):
-            if kind == 'str' and run and line > run[1]:
+            if kind == 'str' and run and line > run[1] and not run[0].endswith('\\n"'):
                 ctx = run[2]
                 if ALL or (ctx and MESSAGE_CALL.match(ctx)) or (ctx or '').startswith('#define'):
                     found.append(f'{path}:{line}: {ctx or "(none)"}: {value[:60]}')

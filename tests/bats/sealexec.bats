@@ -121,6 +121,61 @@ teardown() {
 	assert_success
 }
 
+# Issue 35, item 9: a program found through PATH gets the same X_OK check
+# as one given with a '/': execvp(3) skips a PATH entry that is not
+# executable and runs the next one.  A copy (memfd, tmpfile) would run
+# the first one regardless, the overlay would fail to execute it.
+@test "a program found in PATH without x permission is skipped, as execvp would" {
+	local d1="$BATS_TEST_TMPDIR/path1" d2="$BATS_TEST_TMPDIR/path2" m
+	mkdir -p "$d1" "$d2"
+	install -m 0644 "$(type -P echo)" "$d1/cbprog"
+	install -m 0755 "$(type -P true)" "$d2/cbprog"
+	for m in auto memfd tmpfile; do
+		run env PATH="$d1:$d2" "$SEALEXEC" --method="$m" cbprog from-the-non-executable-one
+		echo "$m: $output"
+		assert_success
+		refute_output --partial from-the-non-executable-one
+	done
+	# Only the non-executable one: refused, not run.
+	run env PATH="$d1" "$SEALEXEC" --method=memfd cbprog from-the-non-executable-one
+	assert_failure 126
+	assert_output --partial "Failed to find program cbprog in PATH ($d1): Permission denied"
+	refute_output --partial "from-the-non-executable-one"
+}
+
+# Issue 35, item 1: the overlay is the file itself, so a file that someone
+# else can write would let them rewrite the running program (the red team
+# did it with dd conv=notrunc while root's program ran).  Such a file gets
+# a sealed copy instead, and --method=overlay refuses with the reason.
+@test "root: a program another user can write runs from a copy, never the overlay; a forced overlay refuses" {
+	requires root user memfd_noexec
+	local d prog pid status
+	d="$(mktemp -d /tmp/cbtest-own.XXXXXX)"
+	chmod 0755 "$d"
+	prog="$d/prog"
+	install -m 0755 -o "$TEST_USER" "$SELFCHECK" "$prog"
+	run at_level 0 "$SEALEXEC" --debug "$prog" --expect-method=memfd-exec
+	echo "$output"
+	assert_success
+	assert_line --partial "cloned_binary: overlay not possible (the file $prog is owned by another user (owner uid $(id -u "$TEST_USER"), mode 0755; we are uid 0)"
+	assert_marker memfd-exec
+	run at_level 0 "$SEALEXEC" --method=overlay "$prog"
+	assert_failure 126
+	assert_output --partial "sealexec: Failed to make a sealed copy of $prog: Failed to open the binary from a detached overlayfs (overlay): the file $prog is owned by another user"
+	assert_output --partial "Make root (or us) its owner and remove group and other write access"
+	# The red team's rewrite, while root's program runs: the copy
+	# runs on, unchanged.
+	install -m 0755 -o "$TEST_USER" "$(type -P sleep)" "$prog"
+	at_level 0 "$SEALEXEC" "$prog" 3 &
+	pid=$!
+	sleep 1
+	as_user dd if="$(type -P false)" of="$prog" conv=notrunc status=none
+	status=0
+	wait "$pid" || status=$?
+	rm -rf "$d"
+	[ "$status" -eq 0 ] || fail "root's program exited $status after the user rewrote its file"
+}
+
 @test "root, levels 0, 1 and 2: auto runs the binary itself from a detached read-only overlay" {
 	requires root memfd_noexec
 	local level
@@ -453,10 +508,10 @@ teardown() {
 	run "$SEALEXEC" --check /bin/true
 	assert_failure 1
 	assert_output --partial "/bin/true: not a sealed clone"
-	# A shell run through sealexec checks its own image.
-	run "$SEALEXEC" sh -c '"$0" --check /proc/$$/exe' "$SEALEXEC"
+	# sealexec run through sealexec checks its own image.
+	run "$SEALEXEC" "$SEALEXEC" --check /proc/self/exe
 	assert_success
-	assert_output --partial "exe: sealed clone"
+	assert_output --partial "/proc/self/exe: sealed clone"
 	run "$SEALEXEC" --check /nonexistent
 	assert_failure 2
 }
@@ -483,12 +538,16 @@ teardown() {
 	requires root
 	local d kind
 	d="$(mktemp -d /run/cbtest-forge.XXXXXX)"
-	for kind in upper upper-ro lower; do
+	for kind in upper upper-ro unbindable lower; do
 		run "$BUILD_DIR/tests/helpers/ovl-forge" "$kind" "$d" -- "$SEALEXEC" --check '{}'
 		rm -rf "${d:?}"/*
 		echo "$kind: $output"
 		case "$kind" in # the owner's write, shown, not assumed
 		upper) assert_line 'ovl-forge: write after clearing the flag: opened' ;;
+		unbindable) # issue 35.2: the proof's clone fails; that is no proof
+			assert_line 'ovl-forge: open_tree(OPEN_TREE_CLONE) of it: Invalid argument'
+			assert_line 'ovl-forge: write after clearing the flag: opened'
+			;;
 		upper-ro) assert_line 'ovl-forge: superblock reconfigured rw: ok' ;;
 		esac
 		if [ "$kind" = lower ]; then

@@ -13,6 +13,9 @@
  *                   flag again (shown, not assumed);
  *         upper-ro  the same with a read-only superblock ("ro"): its owner
  *                   reconfigures it "rw" and back (shown);
+ *         unbindable  as upper, and the mount is marked MS_UNBINDABLE first,
+ *                   so that a plain open_tree(OPEN_TREE_CLONE) of it fails
+ *                   with EINVAL (issue 35, item 2);
  *         lower     lowerdir only (/usr/bin and an empty DIR/empty), as
  *                   the loader makes it: the honest case.
  *       In each, open(O_WRONLY) gives EROFS like a sealed one.  Prints
@@ -77,7 +80,7 @@ _noreturn_ _printf_(1, 2) static void die(const char *fmt, ...)
 	exit(2);
 }
 
-enum kind { KIND_UPPER, KIND_UPPER_RO, KIND_LOWER };
+enum kind { KIND_UPPER, KIND_UPPER_RO, KIND_LOWER, KIND_UNBINDABLE };
 
 /* The overlay's mount fd and the file on it, in *ret. */
 static void make_overlay(enum kind kind, const char *dir, int ret[2])
@@ -166,7 +169,20 @@ static void prove_upper_ro(int mnt)
 static void make_and_prove(enum kind kind, const char *dir, int fds[2])
 {
 	make_overlay(kind, dir, fds);
-	if (kind == KIND_UPPER)
+	if (kind == KIND_UNBINDABLE) {
+		struct missing_mount_attr unbind = {.propagation = MS_UNBINDABLE};
+		int probe;
+
+		if (missing_mount_setattr(fds[0], "", AT_EMPTY_PATH, &unbind) < 0)
+			die("mount_setattr MS_UNBINDABLE: %m");
+		probe = missing_open_tree(fds[1], "",
+					  OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_EMPTY_PATH);
+		printf("ovl-forge: open_tree(OPEN_TREE_CLONE) of it: %s\n",
+		       probe < 0 ? strerror(errno) : "ok");
+		if (probe >= 0)
+			close(probe);
+	}
+	if (kind == KIND_UPPER || kind == KIND_UNBINDABLE)
 		prove_upper(fds[0], fds[1]);
 	else if (kind == KIND_UPPER_RO)
 		prove_upper_ro(fds[0]);
@@ -239,7 +255,7 @@ static int mode_overlay(enum kind kind, int argc, char *argv[])
 		i++;
 	}
 	if (argc <= i + 1 || strcmp(argv[i], "--") != 0)
-		die("usage: ovl-forge upper|upper-ro|lower DIR [--userns] -- CMD [ARG...]");
+		die("usage: ovl-forge upper|upper-ro|unbindable|lower DIR [--userns] -- CMD [ARG...]");
 	if (userns)
 		make_in_userns(kind, argv[2], fds);
 	else
@@ -380,7 +396,9 @@ int main(int argc, char *argv[])
 		return mode_overlay(KIND_UPPER, argc, argv);
 	if (argc >= 3 && strcmp(argv[1], "upper-ro") == 0)
 		return mode_overlay(KIND_UPPER_RO, argc, argv);
+	if (argc >= 3 && strcmp(argv[1], "unbindable") == 0)
+		return mode_overlay(KIND_UNBINDABLE, argc, argv);
 	if (argc >= 3 && strcmp(argv[1], "lower") == 0)
 		return mode_overlay(KIND_LOWER, argc, argv);
-	die("usage: ovl-forge upper|upper-ro|lower DIR [--userns] -- CMD [ARG...] | ovl-forge longline");
+	die("usage: ovl-forge upper|upper-ro|unbindable|lower DIR [--userns] -- CMD [ARG...] | ovl-forge longline");
 }

@@ -307,6 +307,30 @@ if [ "$(uname -r | awk -F. '{print ($1 * 1000 + $2 < 6015)}')" = 1 ]; then
 	fi
 	rmdir /run/.cloned_binary-ovl-fresh
 fi
+# Issue 35, item 8: the empty layer's directory follows the file methods'
+# rules.  Root skips a directory of ktest's (and neither makes nor sweeps
+# anything there); ktest's own takes it, and ktest's stale one there goes.
+mkdir -p /tmp/ktest-dir
+mkdir -p /tmp/ktest-dir/.cloned_binary-ovl-stale
+touch -d @1 /tmp/ktest-dir/.cloned_binary-ovl-stale
+chown "$KTEST_UID:$KTEST_UID" /tmp/ktest-dir /tmp/ktest-dir/.cloned_binary-ovl-stale
+chmod 0700 /tmp/ktest-dir
+WRAP="env SEALEXEC_TMPDIR=/tmp/ktest-dir" \
+	MUST="cloned_binary: skipping /tmp/ktest-dir for the overlay's empty layer: owned by uid $KTEST_UID" \
+	method_check overlay-emptydir-user-dir-skipped overlay - --method=overlay
+if [ "$(ls -A /tmp/ktest-dir)" != .cloned_binary-ovl-stale ]; then
+	notok overlay-emptydir-user-dir-untouched "root changed /tmp/ktest-dir: $(ls -A /tmp/ktest-dir | tr '\n' ' ')"
+else
+	ok overlay-emptydir-user-dir-untouched
+fi
+WRAP="asuser env SEALEXEC_TMPDIR=/tmp/ktest-dir" \
+	method_check overlay-emptydir-user-own-dir overlay - --method=overlay
+if [ -n "$(ls -A /tmp/ktest-dir)" ]; then
+	notok overlay-emptydir-user-own-dir-swept "left in /tmp/ktest-dir: $(ls -A /tmp/ktest-dir | tr '\n' ' ')"
+else
+	ok overlay-emptydir-user-own-dir-swept
+fi
+rm -rf /tmp/ktest-dir
 # As ktest: overlayfs in a throwaway user namespace (since 5.11).
 WRAP=asuser MUST="asuser: uid=$KTEST_UID" \
 	method_check method-overlay-user overlay - --method=overlay

@@ -1144,6 +1144,228 @@ static void case_overlay_writable_not_sealed(void)
 	}
 }
 
+/* ---- the overlay only for a file no one else can rewrite --------------- */
+
+/* dir/sub/prog, a copy of this program; modes and owners set by the case.
+ * Paths in the static buffers below. */
+static char t35_dir[] = "/tmp/cbtest-trust-XXXXXX", t35_sub[64], t35_prog[96];
+
+static void trust_tree(void)
+{
+	_cleanup_close_ int self = open_self();
+	int out;
+
+	if (!mkdtemp(t35_dir) || chmod(t35_dir, 0755) < 0)
+		die("mkdtemp: %m");
+	(void)snprintf(t35_sub, sizeof(t35_sub), "%s/sub", t35_dir);
+	(void)snprintf(t35_prog, sizeof(t35_prog), "%s/prog", t35_sub);
+	if (mkdir(t35_sub, 0755) < 0)
+		die("mkdir: %m");
+	out = open(t35_prog, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+	if (out < 0 || cloned_binary_copy(out, self, (size_t)lseek(self, 0, SEEK_END),
+					  CLONED_BINARY_COPY_READWRITE) < 0)
+		die("make the binary: %m");
+	close(out);
+}
+
+static void trust_tree_remove(void)
+{
+	(void)unlink(t35_prog);
+	(void)rmdir(t35_sub);
+	(void)rmdir(t35_dir);
+}
+
+/* The clone of t35_prog with request req: its result, method and fd. */
+static int trust_clone(enum cloned_binary_request req, enum cloned_binary_method *m, int *fd)
+{
+	_cleanup_close_ int src = open(t35_prog, O_RDONLY | O_CLOEXEC);
+
+	if (src < 0)
+		die("open %s: %m", t35_prog);
+	mt_error_free(&last_err);
+	debug_lines[0] = '\0';
+	opts.request = req;
+	opts.debug = true;
+	opts.log = capture;
+	return cloned_binary_clone(src, &opts, m, fd, &last_err);
+}
+
+/*
+ * Table: what is changed (owner, mode) on which path, and whether the
+ * overlay may still be used.  Each untrusted row: auto falls back to a
+ * memfd with the reason in the debug line, a forced overlay fails with
+ * -EPERM and a message naming the path, owner and mode, rule, remedy.
+ */
+static void case_overlay_trust_rules(void)
+{
+	static const struct {
+		int which; /* 0 the file, 1 its directory, 2 the one above */
+		uid_t uid;
+		mode_t mode;
+		bool overlay;
+		const char *found;
+	} rows[] = {
+		{0, 0, 0755, true, NULL},
+		{0, 65534, 0755, false, "is owned by another user (owner uid 65534, mode 0755"},
+		{0, 0, 0775, false,
+		 "is writable by group or others (or by a POSIX ACL entry) (owner uid 0, mode 0775"},
+		{0, 0, 01775, false,
+		 "is writable by group or others (or by a POSIX ACL entry) (owner uid 0, mode 1775"},
+		{0, 0, 0757, false,
+		 "is writable by group or others (or by a POSIX ACL entry) (owner uid 0, mode 0757"},
+		{1, 65534, 0755, false, "is owned by another user (owner uid 65534"},
+		{1, 0, 0777, false,
+		 "is writable by group or others without the sticky bit (owner uid 0, mode 0777"},
+		{1, 0, 01777, true, NULL},
+		{2, 65534, 0755, false, "is owned by another user"},
+		{2, 0, 0775, false, "is writable by group or others without the sticky bit"},
+		{2, 0, 01777, true, NULL},
+	};
+
+	require_root();
+	overlay_on = true;
+	trust_tree();
+	for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+		const char *path = rows[i].which == 0	? t35_prog
+				   : rows[i].which == 1 ? t35_sub
+							: t35_dir;
+		enum cloned_binary_method m;
+		char want[256];
+		int fd = -EBADF, r;
+
+		if (chown(path, rows[i].uid, 0) < 0 || chmod(path, rows[i].mode) < 0)
+			die("chown/chmod %s: %m", path);
+		r = trust_clone(CLONED_BINARY_REQUEST_AUTO, &m, &fd);
+		if (r < 0)
+			die("row %zu: auto failed: %s", i, last_error());
+		safe_close(fd);
+		if (rows[i].overlay != (m == CLONED_BINARY_METHOD_OVERLAY))
+			die("row %zu: auto used %s: %s", i, cloned_binary_method_to_string(m),
+			    debug_lines);
+		r = trust_clone(CLONED_BINARY_REQUEST_OVERLAY, &m, &fd);
+		if (rows[i].overlay) {
+			if (r < 0)
+				die("row %zu: overlay refused: %s", i, last_error());
+			safe_close(fd);
+		} else {
+			(void)snprintf(want, sizeof(want), "the %s %s %s",
+				       rows[i].which ? "directory" : "file", path, rows[i].found);
+			if (r != -EPERM || !strstr(last_error(), want) ||
+			    !strstr(last_error(),
+				    "Failed to open the binary from a detached overlayfs (overlay): ") ||
+			    !strstr(last_error(), "no one else can rewrite") ||
+			    !strstr(last_error(), "chmod go-w"))
+				die("row %zu: overlay = %d (%s), expected -EPERM with '%s'", i, r,
+				    last_error(), want);
+			if (!strstr(debug_lines, "cloned_binary: overlay not possible (") ||
+			    !strstr(debug_lines, want))
+				die("row %zu: the debug line lacks '%s': %s", i, want, debug_lines);
+		}
+		if (chown(path, 0, 0) < 0 || chmod(path, 0755) < 0)
+			die("restore %s: %m", path);
+	}
+	trust_tree_remove();
+}
+
+/*
+ * --check (is_sealed) of an overlay file: owned by another user, or
+ * writable by group or others, it is no sealed clone; the same overlay over
+ * a root-owned 0755 file is (the test holds the mount fd, so the superblock
+ * proof runs for real).
+ */
+static int test_overlay(const char *lower, const char *name, int *ret_mnt)
+{
+	_cleanup_close_ int ctx = missing_fsopen("overlay", FSOPEN_CLOEXEC);
+	int mnt, fd;
+
+	if (ctx < 0)
+		skip("no fsopen() for overlayfs");
+	if (missing_fsconfig(ctx, FSCONFIG_SET_STRING, "lowerdir", lower, 0) < 0 ||
+	    missing_fsconfig(ctx, FSCONFIG_CMD_CREATE, NULL, NULL, 0) < 0)
+		die("make an overlay of %s: %m", lower);
+	mnt = missing_fsmount(ctx, FSMOUNT_CLOEXEC,
+			      MOUNT_ATTR_RDONLY | MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV);
+	if (mnt < 0)
+		die("fsmount: %m");
+	fd = openat(mnt, name, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		die("open %s on the overlay: %m", name);
+	*ret_mnt = mnt;
+	return fd;
+}
+
+static void case_overlay_owner_not_sealed(void)
+{
+	char lower[160], empty[96];
+
+	require_root();
+	trust_tree();
+	(void)snprintf(empty, sizeof(empty), "%s/empty", t35_dir);
+	(void)snprintf(lower, sizeof(lower), "%s:%s", t35_sub, empty);
+	if (mkdir(empty, 0700) < 0)
+		die("mkdir: %m");
+	for (int row = 0; row < 3; row++) {
+		_cleanup_close_ int mnt = -EBADF, fd = -EBADF;
+
+		if (chown(t35_prog, row == 1 ? 65534 : 0, 0) < 0 ||
+		    chmod(t35_prog, row == 2 ? 0775 : 0755) < 0)
+			die("chown/chmod: %m");
+		fd = test_overlay(lower, "prog", &mnt);
+		assert_is_sealed(fd, row == 0 ? 1 : 0);
+	}
+	(void)rmdir(empty);
+	trust_tree_remove();
+}
+
+/* ---- the superblock proof fails closed ------------------------------------
+ *
+ * An overlay of /usr/bin made here (not by the loader, so the proof runs),
+ * judged with open_tree() failing in each way.  Only EPERM (no privilege)
+ * and an EINVAL from a kernel that clones no detached mount at all (the
+ * probe's open_tree(".") fails too) leave it sealed; an EINVAL for this
+ * mount alone (AT_EMPTY_PATH: the proof's own call, as an unbindable mount
+ * makes it) and any other errno do not.
+ */
+static void proof_row(const char *spec, int want)
+{
+	char empty[] = "/tmp/cbtest-proof-XXXXXX", lower[64];
+	_cleanup_close_ int mnt = -EBADF, fd = -EBADF;
+	pid_t pid;
+	int status;
+
+	require_root();
+	if (!mkdtemp(empty))
+		die("mkdtemp: %m");
+	(void)snprintf(lower, sizeof(lower), "/usr/bin:%s", empty);
+	fd = test_overlay(lower, "true", &mnt);
+	pid = fork();
+	if (pid == 0) {
+		emulate(NULL, spec);
+		assert_is_sealed(fd, want);
+		_exit(0);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) < 0)
+		die("fork: %m");
+	(void)rmdir(empty);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		die("%s: is_sealed was not %d", spec ? spec : "no fault", want);
+}
+
+static void case_proof_fails_closed(void)
+{
+	proof_row(NULL, 1);
+	proof_row("open_tree=ENOMEM", 0);
+	proof_row("open_tree[2&0x1000==0x1000]=EINVAL", 0);
+	proof_row("pipe2=EMFILE", 0);
+	proof_row("unshare=ENOMEM", 0);
+}
+
+static void case_proof_documented_cases(void)
+{
+	proof_row("open_tree=EPERM", 1);  /* rootless: no CAP_SYS_ADMIN */
+	proof_row("open_tree=EINVAL", 1); /* before 6.15: none cloned */
+}
+
 /* ---- results are verified, not trusted ---------------------------------- */
 
 /* F_ADD_SEALS "succeeds" without sealing: the read-back must catch it. */
@@ -1307,6 +1529,10 @@ static const struct {
 	{"copy_reflink_keeps_prefix", case_copy_reflink_keeps_prefix},
 	{"copy_reflink_errnos", case_copy_reflink_errnos},
 	{"overlay_writable_not_sealed", case_overlay_writable_not_sealed},
+	{"overlay_trust_rules", case_overlay_trust_rules},
+	{"overlay_owner_not_sealed", case_overlay_owner_not_sealed},
+	{"proof_fails_closed", case_proof_fails_closed},
+	{"proof_documented_cases", case_proof_documented_cases},
 	{"seals_verified", case_seals_verified},
 	{"unlink_verified", case_unlink_verified},
 	{"source_size_rechecked", case_source_size_rechecked},

@@ -21,6 +21,8 @@ EXPECT_COMMON=(
 	features-fsopen
 	method-auto method-overlay method-overlay-user
 	method-overlay-sweep overlay-stale-dir-swept overlay-fresh-dir-kept
+	overlay-emptydir-user-dir-skipped overlay-emptydir-user-dir-untouched
+	overlay-emptydir-user-own-dir overlay-emptydir-user-own-dir-swept
 	method-overlay-user-nouserns
 	method-memfd method-tmpfile fakekernel-nofsopen-method
 	fdleak-auto fdleak-tmpfile

@@ -414,7 +414,7 @@ plant_stale() {
 	touch -d @1 "$1/.cloned_binary-ovl-0123456789abcdef"
 }
 
-@test "item 8: the overlay's empty-layer directory follows the rules: root skips a user's, sweeps only its own" {
+@test "the overlay's empty-layer directory follows the rules: root skips a user's, sweeps only its own" {
 	requires root user seccomp fakekernel
 	local base d var
 	for base in "${BASES[@]}"; do

@@ -56,7 +56,8 @@ teardown() {
 @test "start.sh: every arm runs, rootful and rootless, and the table is printed" {
 	requires root user memfd_noexec cmd:runc cmd:crun cmd:go cmd:jq cmd:python3 \
 		cmd:busybox cmd:cc cmd:mountpoint || return 1
-	[ -x "$SEALEXEC" ] || missing "sealexec at $SEALEXEC (cmake --build)" || return 1
+	[ -x "$BUILD_DIR/crun-sealed/crun-sealed" ] ||
+		missing "crun-sealed at $BUILD_DIR/crun-sealed/crun-sealed (cmake --build)" || return 1
 	run "$REPO_ROOT/tests/bench/start.sh" 1
 	echo "$output"
 	assert_success
@@ -76,7 +77,7 @@ teardown() {
 	[ "$(grep -cE '^  ours/stock +[0-9.]+ ' <<<"$runc")" -eq 2 ]
 	grep -qF "NONE, no clone: benchmark build, unprotected, never install" <<<"$runc" ||
 		fail "the noclone runc does not say what it is"
-	# Stock crun prints no marker; the wrapper's sealexec and our crun
+	# Stock crun prints no marker; the wrapper and our crun
 	# print "using overlay".
 	[ "$(grep -cE '^  stock Debian crun 1\.8\.1 +- ' <<<"$crun")" -eq 2 ]
 	[ "$(grep -cE '^  crun-sealed \(stock crun on the overlay\) +overlay ' <<<"$crun")" -eq 2 ]
@@ -91,7 +92,8 @@ teardown() {
 @test "memory.sh: created containers are counted, then all deleted" {
 	requires root user memfd_noexec cmd:runc cmd:crun cmd:go cmd:jq cmd:python3 \
 		cmd:busybox cmd:mountpoint || return 1
-	[ -x "$SEALEXEC" ] || missing "sealexec at $SEALEXEC (cmake --build)" || return 1
+	[ -x "$BUILD_DIR/crun-sealed/crun-sealed" ] ||
+		missing "crun-sealed at $BUILD_DIR/crun-sealed/crun-sealed (cmake --build)" || return 1
 	BENCH_NO_BUILD=1 run "$REPO_ROOT/tests/bench/memory.sh" 2
 	echo "$output"
 	assert_success

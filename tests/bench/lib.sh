@@ -26,9 +26,9 @@
 #   stock    Debian's crun 1.8.1 ($STOCK_CRUN, default /usr/bin/crun), which
 #            clones itself on every call: a memfd copy rootless, a
 #            read-only bind mount of itself rootful
-#   sealed   contrib/crun/crun-sealed running another copy of that stock
-#            crun from sealexec's detached read-only overlay, with this
-#            tree's build/sealexec/sealexec staged next to it
+#   sealed   crun-sealed (this tree's build/crun-sealed/crun-sealed)
+#            running another copy of that stock crun from a detached
+#            read-only overlay
 #   ours     crun rebuilt with the loader (contrib/crun/build.sh, into
 #            build/bench/crun-ours)
 #   crun refuses this kind of machine's hybrid cgroup layout ("cgroups in
@@ -41,7 +41,7 @@ BENCH_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 STOCK=${STOCK:-/usr/sbin/runc}
 STOCK_CRUN=${STOCK_CRUN:-/usr/bin/crun}
 TEST_USER=${TEST_USER:-cbtest}
-BENCH_SEALEXEC=$BENCH_TOP/build/sealexec/sealexec
+BENCH_CRUN_SEALED=$BENCH_TOP/build/crun-sealed/crun-sealed
 BENCH_MEMFD_NOEXEC=$BENCH_TOP/build/memfd-noexec/memfd-noexec
 # shellcheck disable=SC2206 # split on purpose
 BENCH_FAMILIES=(${BENCH_FAMILIES:-runc crun})
@@ -105,8 +105,8 @@ bench_check_host() {
 		crun)
 			[ -x "$STOCK_CRUN" ] ||
 				bench_die "no stock crun at $STOCK_CRUN (apt-get install crun), or leave crun out: BENCH_FAMILIES=runc"
-			[ -x "$BENCH_SEALEXEC" ] ||
-				bench_die "no $BENCH_SEALEXEC for crun-sealed (cmake -S . -B build && cmake --build build)"
+			[ -x "$BENCH_CRUN_SEALED" ] ||
+				bench_die "no $BENCH_CRUN_SEALED (cmake -S . -B build && cmake --build build)"
 			command -v mountpoint >/dev/null ||
 				bench_die "mountpoint is missing (util-linux)"
 			;;
@@ -160,10 +160,9 @@ bench_stage() {
 	mkdir -p "$WORK/bin"
 	install -m 0755 "$BENCH_STOCK" "$WORK/bin/$BENCH_FAMILY-stock"
 	if [ "$BENCH_FAMILY" = crun ]; then
-		# The wrapper finds sealexec next to itself; the crun it runs
-		# is CRUN_SEALED_CRUN (bench_runtime, start.sh's loop).
-		install -m 0755 "$BENCH_TOP/contrib/crun/crun-sealed" "$WORK/bin/crun-sealed"
-		install -m 0755 "$BENCH_SEALEXEC" "$WORK/bin/sealexec"
+		# The crun the wrapper runs is CRUN_SEALED_CRUN (bench_runtime,
+		# start.sh's loop).
+		install -m 0755 "$BENCH_CRUN_SEALED" "$WORK/bin/crun-sealed"
 		install -m 0755 "$STOCK_CRUN" "$WORK/bin/crun-sealed.crun"
 		install -m 0755 "$BENCH_TOP/build/bench/crun-ours" "$WORK/bin/crun-ours"
 	else
@@ -260,7 +259,7 @@ bench_ns_runtime() {
 
 # bench_method MODE ARM: the loader's marker from one create (then
 # delete -f): runc's from `runc --debug`'s --log file, crun's from the
-# stderr of crun-sealed (sealexec) or of our crun with their debug
+# stderr of crun-sealed or of our crun with their debug
 # variables; "-" for stock, which prints none.
 bench_method() {
 	local log=$WORK/logs/method-$1-$2 out
@@ -317,7 +316,7 @@ bench_versions() {
 		fi
 	done
 	[ "$BENCH_FAMILY" = crun ] &&
-		printf '  %-8s %s\n' "" "(sealed: contrib/crun/crun-sealed with $("$WORK/bin/sealexec" --version))"
+		printf '  %-8s %s\n' "" "(sealed: build/crun-sealed/crun-sealed, memfd-toolkit $(git -C "$BENCH_TOP" describe --always --dirty 2>/dev/null || echo '?'))"
 	for ((i = 1; i <= ${#BENCH_EXTRA[@]}; i++)); do
 		[ "$BENCH_FAMILY" = runc ] || break
 		printf '  x%-7s %s\n' "$i" "${BENCH_EXTRA[i - 1]}"

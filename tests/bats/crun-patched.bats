@@ -1,7 +1,10 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: Apache-2.0
-# crun 1.8.1 rebuilt from Debian's source by contrib/crun/build.sh
-# (build/crun; CRUN= overrides): memfd-toolkit's loader in place of crun's
+# crun rebuilt by contrib/crun/build.sh: 1.8.1 from Debian 12's source
+# (build/crun), or with CRUN_REBUILD=1.21 crun 1.21 from Debian 13's orig
+# tarball (build/crun-1.21/crun); CRUN= overrides the binary.  Both get
+# the same tests (tests/run-all.sh runs the suite once for each):
+# memfd-toolkit's loader in place of crun's
 # cloned_binary.c, and the memfd_noexec annotation (or linux.sysctl
 # "vm.memfd_noexec") applied to the container's PID namespace by
 # nsexec_apply_memfd_noexec() before the container's process runs, with
@@ -21,7 +24,14 @@ load helpers
 load podman
 load crun
 
-CRUN="${CRUN:-$REPO_ROOT/build/crun}"
+# Which rebuild: its version, as --version prints it, and where build.sh
+# puts it.
+CRUN_REBUILD="${CRUN_REBUILD:-1.8.1}"
+case "$CRUN_REBUILD" in
+1.8.1) CRUN="${CRUN:-$REPO_ROOT/build/crun}" ;;
+1.21) CRUN="${CRUN:-$REPO_ROOT/build/crun-1.21/crun}" ;;
+*) CRUN="CRUN_REBUILD=$CRUN_REBUILD is not 1.8.1 or 1.21" ;;
+esac
 U_CRUN="${STAGED_USER_BIN:+$STAGED_USER_BIN/crun}"
 # The rebuilt crun's markers: the loader's method, the level it set.
 # shellcheck disable=SC2034 # crun.bash's as reads it
@@ -47,7 +57,7 @@ teardown_file() {
 }
 
 setup() {
-	[ -x "$CRUN" ] || missing "the rebuilt crun at $CRUN (contrib/crun/build.sh)" || return 1
+	[ -x "$CRUN" ] || missing "the rebuilt crun $CRUN_REBUILD at $CRUN (contrib/crun/build.sh $CRUN_REBUILD)" || return 1
 	crun_setup || return 1
 	[ -x "$U_CRUN" ] || {
 		echo "setup_file did not stage $CRUN" >&2
@@ -106,7 +116,7 @@ assert_level_matrix() {
 @test "crun --version names the loader; memfd-noexec check: the rebuilt crun honours the annotation, stock crun ignores it" {
 	run "$U_CRUN" --version
 	assert_success
-	assert_line --index 0 'crun version 1.8.1'
+	assert_line --index 0 "crun version $CRUN_REBUILD"
 	assert_line --regexp '^loader: sealed W\^X \(memfd-toolkit [0-9]+\.[0-9]+\.[0-9]+.*\)$'
 	run "$MEMFD_NOEXEC" check --runtime "$U_CRUN"
 	assert_success

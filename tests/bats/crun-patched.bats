@@ -258,6 +258,44 @@ BAD_VALUES=(
 	assert_nothing_left
 }
 
+# crun 1.8.1 acts on every entry of linux.namespaces and accepts a type
+# twice: with [{"type":"pid"}, {"type":"pid","path":P}] it joined P, and a
+# shim that read only the first entry raised P's namespace.  Every
+# ordering of two pid entries (created, joined) is refused before the
+# container runs (1.8.1 by the shim, 1.21 by crun itself, which refuses
+# duplicates), and the namespace at P stays at 0.
+@test "duplicate pid entries in linux.namespaces, in every order, are refused and never raise the joined namespace" {
+	as rootful "$U_CRUN"
+	local order
+	for order in 'new joined' 'joined new' 'joined joined' 'new new'; do
+		echo "row: pid entries $order" >&2 # shown if it fails
+		bundle b '.annotations.memfd_noexec = "2"'
+		# shellcheck disable=SC2016 # expanded by the inner sh
+		run crun_ns 0 sh -c '
+			unshare --pid --fork --kill-child sleep 1000 &
+			until s=$(pgrep -P $! sleep); do sleep 0.05; done
+			entries=
+			for e in $1; do
+				case $e in
+				new) entries="$entries{\"type\": \"pid\"}," ;;
+				joined) entries="$entries{\"type\": \"pid\", \"path\": \"/proc/$s/ns/pid\"}," ;;
+				esac
+			done
+			jq --argjson pids "[${entries%,}]" ".linux.namespaces |= (map(select(.type != \"pid\")) | \$pids + .)" \
+				"$T/b/config.json" >"$T/b/c" && mv "$T/b/c" "$T/b/config.json"
+			jq -c "[.linux.namespaces[].type]" "$T/b/config.json"
+			"$T/runc" run -b "$T/b" "$ID" </dev/null || echo "run=$?"
+			echo "other=$(nsenter --target "$s" --pid cat /proc/sys/vm/memfd_noexec)"
+			kill $!' sh "$order"
+		assert_line --regexp '^\["pid","pid",("[a-z]+",?)+\]$'
+		assert_line run=1
+		assert_line other=0
+		assert_output --regexp 'linux\.namespaces lists the type "pid" twice \(entries 0 and 1\)|duplicate namespace type: `pid`'
+		refute_output --partial 'memfdprobe:'
+		assert_nothing_left
+	done
+}
+
 @test "a container that keeps CAP_SYS_ADMIN without a user namespace is refused, in every spelling; with one it is accepted" {
 	as rootful "$U_CRUN"
 	local keep
@@ -318,6 +356,40 @@ BAD_VALUES=(
 	with_output "${output#*---- level 1}" assert_line --regexp '^memfdprobe: flags=hugetlb result=ok '
 	assert_nothing_left
 	ID="$ID-1" assert_nothing_left
+}
+
+# The rule follows the level the container really runs at, read in its
+# own PID namespace, not the one it asked for: a stricter level inherited
+# from the parent namespace, a namespace joined at 2, or 2 with no request
+# at all all get it (issue 35 item 6).
+@test "the MFD_HUGETLB rule follows the real level: inherited 2, joined at 2, or 2 without a request give EPERM" {
+	as rootful "$U_CRUN"
+	bundle one '.annotations.memfd_noexec = "1"' /bin/memfdprobe hugetlb
+	echo "row: asks for 1 in a new namespace below one at 2" >&2
+	run crun_ns 2 "$T/runc" run -b "$T/one" "$ID"
+	assert_success
+	assert_line --regexp "^$(kept_msg 2 1)\$"
+	assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	assert_nothing_left
+	echo "row: asks for 1 and joins a namespace at 2" >&2
+	bundle joined '.annotations.memfd_noexec = "1" | .linux.namespaces |= map(select(.type != "pid"))' \
+		/bin/memfdprobe hugetlb
+	run crun_ns 2 "$T/runc" run -b "$T/joined" "$ID"
+	assert_success
+	assert_line --regexp "^$(joined_msg 2 1)\$"
+	assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	assert_nothing_left
+	echo "row: no request, in a namespace at 2" >&2
+	bundle none . /bin/memfdprobe hugetlb
+	run crun_ns 2 "$T/runc" run -b "$T/none" "$ID"
+	assert_success
+	assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	assert_nothing_left
+	echo "row: control, asks for 1 at 1" >&2
+	run crun_ns 1 "$T/runc" run -b "$T/one" "$ID"
+	assert_success
+	assert_line --regexp '^memfdprobe: flags=hugetlb result=ok '
+	assert_nothing_left
 }
 
 # restore would recreate the processes from CRIU's images and nothing would

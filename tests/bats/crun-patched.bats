@@ -269,7 +269,12 @@ BAD_VALUES=(
 	local order
 	for order in 'new joined' 'joined new' 'joined joined' 'new new'; do
 		echo "row: pid entries $order" >&2 # shown if it fails
-		bundle b '.annotations.memfd_noexec = "2"'
+		# With a user namespace, as in the finding: without one crun
+		# 1.8.1 fails to join by itself (setns EINVAL) before the shim.
+		bundle b '.annotations.memfd_noexec = "2" |
+			.linux.namespaces += [{"type": "user"}] |
+			.linux.uidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}] |
+			.linux.gidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}]'
 		# shellcheck disable=SC2016 # expanded by the inner sh
 		run crun_ns 0 sh -c '
 			unshare --pid --fork --kill-child sleep 1000 &

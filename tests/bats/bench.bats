@@ -82,11 +82,14 @@ teardown() {
 	[ "$(grep -cE '^  stock Debian crun 1\.8\.1 +- ' <<<"$crun")" -eq 2 ]
 	[ "$(grep -cE '^  crun-sealed \(stock crun on the overlay\) +overlay ' <<<"$crun")" -eq 2 ]
 	[ "$(grep -cE '^  ours \(rebuilt crun\) +overlay ' <<<"$crun")" -eq 2 ]
-	for r in ours/stock sealed/stock ours/sealed; do
+	[ "$(grep -cE '^  ours \(rebuilt crun 1\.21\) +overlay ' <<<"$crun")" -eq 2 ]
+	for r in ours/stock sealed/stock ours/sealed ours121/stock; do
 		[ "$(grep -cE "^  $r +[0-9.]+ " <<<"$crun")" -eq 2 ] || fail "no $r ratio in both modes"
 	done
 	grep -qE '^  ours +crun 1\.8\.1 .* loader: sealed W\^X ' <<<"$crun" ||
 		fail "the crun of the ours arm is not the rebuilt one"
+	grep -qE '^  ours121 +crun 1\.21 .* loader: sealed W\^X ' <<<"$crun" ||
+		fail "the crun of the ours121 arm is not the rebuilt 1.21"
 }
 
 @test "memory.sh: created containers are counted, then all deleted" {
@@ -114,6 +117,7 @@ teardown() {
 	[ "$(grep -cE '^  stock Debian crun 1\.8\.1 +- +2 ' <<<"$crun")" -eq 2 ]
 	[ "$(grep -cE '^  crun-sealed \(stock crun on the overlay\) +overlay +2 ' <<<"$crun")" -eq 2 ]
 	[ "$(grep -cE '^  ours \(rebuilt crun\) +overlay +2 ' <<<"$crun")" -eq 2 ]
+	[ "$(grep -cE '^  ours \(rebuilt crun 1\.21\) +overlay +2 ' <<<"$crun")" -eq 2 ]
 	# Sealed and ours run the binary itself through the overlay in both
 	# modes; stock crun copies itself into a memfd rootless, and rootful
 	# runs its own inode through a read-only bind mount.

@@ -29,8 +29,10 @@
 #   sealed   crun-sealed (this tree's build/crun-sealed/crun-sealed)
 #            running another copy of that stock crun from a detached
 #            read-only overlay
-#   ours     crun rebuilt with the loader (contrib/crun/build.sh, into
-#            build/bench/crun-ours)
+#   ours     crun 1.8.1 rebuilt with the loader (contrib/crun/build.sh,
+#            into build/bench/crun-ours)
+#   ours121  crun 1.21 (Debian 13) rebuilt the same way
+#            (contrib/crun/build.sh 1.21, into build/bench/crun-ours121)
 #   crun refuses this kind of machine's hybrid cgroup layout ("cgroups in
 #   hybrid mode not supported"), so the crun family's namespaces unmount
 #   the cgroup2 hierarchy at /sys/fs/cgroup/unified (in their own, private
@@ -75,7 +77,7 @@ bench_family() {
 		;;
 	crun)
 		BENCH_STOCK=$STOCK_CRUN
-		BENCH_ARMS=(stock sealed ours)
+		BENCH_ARMS=(stock sealed ours ours121)
 		;;
 	*) bench_die "bench_family: unknown family '$1'" ;;
 	esac
@@ -126,11 +128,13 @@ bench_build() {
 	mkdir -p "$BENCH_TOP/build/bench"
 	for f in "${BENCH_FAMILIES[@]}"; do
 		if [ "$f" = crun ]; then
-			[ "${BENCH_NO_BUILD:-0}" = 1 ] && [ -x "$BENCH_TOP/build/bench/crun-ours" ] &&
-				continue
-			OUT=$BENCH_TOP/build/bench/crun-ours "$BENCH_TOP/contrib/crun/build.sh" \
-				>"$BENCH_TOP/build/bench/build-crun-ours.log" 2>&1 ||
-				bench_die "contrib/crun/build.sh failed; see build/bench/build-crun-ours.log"
+			for arm in ours:1.8.1 ours121:1.21; do
+				[ "${BENCH_NO_BUILD:-0}" = 1 ] && [ -x "$BENCH_TOP/build/bench/crun-${arm%%:*}" ] &&
+					continue
+				OUT=$BENCH_TOP/build/bench/crun-${arm%%:*} "$BENCH_TOP/contrib/crun/build.sh" "${arm#*:}" \
+					>"$BENCH_TOP/build/bench/build-crun-${arm%%:*}.log" 2>&1 ||
+					bench_die "contrib/crun/build.sh ${arm#*:} failed; see build/bench/build-crun-${arm%%:*}.log"
+			done
 			continue
 		fi
 		for arm in ours memfd noclone; do
@@ -165,6 +169,7 @@ bench_stage() {
 		install -m 0755 "$BENCH_CRUN_SEALED" "$WORK/bin/crun-sealed"
 		install -m 0755 "$STOCK_CRUN" "$WORK/bin/crun-sealed.crun"
 		install -m 0755 "$BENCH_TOP/build/bench/crun-ours" "$WORK/bin/crun-ours"
+		install -m 0755 "$BENCH_TOP/build/bench/crun-ours121" "$WORK/bin/crun-ours121"
 	else
 		for arm in ours memfd noclone; do
 			install -m 0755 "$BENCH_TOP/build/bench/runc-$arm" "$WORK/bin/runc-$arm"

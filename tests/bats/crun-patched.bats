@@ -128,6 +128,21 @@ assert_level_matrix() {
 	assert_output --partial 'verdict: ignores'
 }
 
+@test "contrib/crun/build.sh refuses a version it has no series for, before it installs or fetches anything" {
+	local v
+	for v in 1.28 1.8 "1.21 "; do
+		run "$REPO_ROOT/contrib/crun/build.sh" "$v"
+		assert_failure 1
+		assert_output "build.sh: no patch series for crun '$v'; allowed: 1.8.1 (Debian 12, the default) or 1.21 (Debian 13). Each version has its own series in contrib/crun/VERSION/patches/, written against that source: a series applied to another version's source would fail or, worse, apply in the wrong places"
+	done
+	run "$REPO_ROOT/contrib/crun/build.sh" 1.21 1.8.1
+	assert_failure 1
+	assert_output 'build.sh: too many arguments (1.21 1.8.1); usage: build.sh [1.8.1|1.21]'
+	# Each version's series is there, and only those.
+	[ "$(ls "$REPO_ROOT"/contrib/crun/1.8.1/patches/*.patch | wc -l)" -eq 5 ]
+	[ "$(ls "$REPO_ROOT"/contrib/crun/1.21/patches/*.patch | wc -l)" -eq 5 ]
+}
+
 @test "a container created by the rebuilt crun holds no copy of crun: its init runs from the read-only overlay, rootful and rootless" {
 	local mode level
 	for mode in rootful rootless; do

@@ -60,45 +60,31 @@ esac
 PATCHES=$HERE/$WANT/patches
 TK=$TOP/build/crun-toolkit
 
-# fetch_trixie_orig NAME: downloads trixie's NAME (a file of source
-# package crun, version 1.21-1) into $DL through apt's own transport,
-# checked against the SHA256 in trixie's Sources index, which apt
-# verified against the InRelease signature.  The index lives in an apt
-# state of its own under build/apt-trixie/, so the host's sources and
-# lists are left as they are.
+# fetch_trixie_orig NAME: downloads NAME, a file of trixie's source package
+# crun 1.21-1, into $DL through apt's own transport, checked against the
+# SHA256 that trixie's Sources index gives (apt verified the index against
+# trixie's signed InRelease).  The deb-src entry for trixie is the one
+# contrib/install-deps.sh deb-src adds for every suite build.  apt-get
+# source itself fails: the package's debian.tar.xz is missing (404).
 fetch_trixie_orig() {
-	local name=$1 a=$TOP/build/apt-trixie sum dir uri
-	local -a o
+	local name=$1 line uri sum
 	[ -f "$DL/$name" ] && [ -f "$DL/$name.sha256" ] &&
 		(cd "$DL" && sha256sum --quiet -c "$name.sha256" 2>/dev/null) && return 0
-	mkdir -p "$a/lists/partial" "$a/cache/archives/partial" "$DL"
-	uri=$(awk '/^URIs:/ { print $2; exit }' /etc/apt/sources.list.d/debian.sources 2>/dev/null || true)
-	[ -n "$uri" ] || uri=http://deb.debian.org/debian
-	echo "deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] $uri trixie main" >"$a/sources.list"
-	o=(-o "Dir::Etc::SourceList=$a/sources.list" -o Dir::Etc::SourceParts=/nonexistent
-		-o "Dir::State::Lists=$a/lists" -o "Dir::Cache=$a/cache"
-		-o Acquire::Check-Valid-Until=false -o Acquire::Languages=none)
-	apt-get "${o[@]}" -qq update >"$DL/apt.log" 2>&1 ||
-		die "apt-get update of trixie's sources failed: $(tail -3 "$DL/apt.log")"
-	# The stanza of crun 1.21-1: its directory and the file's checksum.
-	read -r dir sum < <(apt-cache "${o[@]}" showsrc crun 2>>"$DL/apt.log" | awk -v f="$name" '
-		/^Package:/ { v = ""; d = ""; s = ""; c = 0 }
-		/^Version:/ { v = $2 }
-		/^Directory:/ { d = $2 }
-		/^Checksums-Sha256:/ { c = 1; next }
-		/^[^ ]/ { c = 0 }
-		c && $3 == f { s = $1 }
-		/^$/ { if (v == "1.21-1" && s != "") { print d, s; exit } }
-		END { if (v == "1.21-1" && s != "") print d, s }' | head -1) ||
-		true
-	[ -n "${sum:-}" ] && [ -n "${dir:-}" ] ||
-		die "trixie's Sources index has no crun 1.21-1 with $name (see $DL/apt.log)"
-	/usr/lib/apt/apt-helper download-file "$uri/$dir/$name" "$DL/$name.part" "SHA256:$sum" >>"$DL/apt.log" 2>&1 ||
-		die "cannot download $uri/$dir/$name (SHA256 $sum): $(tail -3 "$DL/apt.log")"
-	echo "$sum  $name" >"$DL/$name.sha256"
+	"$TOP/contrib/install-deps.sh" deb-src || die "cannot add the deb-src entries for trixie"
+	mkdir -p "$DL"
+	line=$(cd "$DL" && apt-get source --print-uris -qq crun=1.21-1 2>"$DL/apt.log" |
+		awk -v f="$name" '$2 == f') ||
+		die "apt-get source --print-uris crun=1.21-1 failed: $(tail -3 "$DL/apt.log")"
+	uri=$(awk '{ gsub(/\047/, "", $1); print $1 }' <<<"$line")
+	sum=$(awk '$4 ~ /^SHA256:/ { sub(/^SHA256:/, "", $4); print $4 }' <<<"$line")
+	[[ "$uri" == http*://*/"$name" && "$sum" =~ ^[0-9a-f]{64}$ ]] ||
+		die "trixie's Sources index has no $name with a SHA256 for crun 1.21-1 (apt said: ${line:-nothing})"
+	/usr/lib/apt/apt-helper download-file "$uri" "$DL/$name.part" "SHA256:$sum" >>"$DL/apt.log" 2>&1 ||
+		die "cannot download $uri (SHA256 $sum): $(tail -3 "$DL/apt.log")"
 	(cd "$DL" && sha256sum --quiet -c /dev/stdin <<<"$sum  $name.part") ||
 		die "$DL/$name.part does not match trixie's SHA256 $sum"
 	mv -f "$DL/$name.part" "$DL/$name"
+	echo "$sum  $name" >"$DL/$name.sha256"
 }
 
 "$TOP/contrib/install-deps.sh" crun-build || die "cannot install what the build needs"

@@ -112,18 +112,48 @@ fi
 if [ -x contrib/crun/build.sh ]; then
 	note "patched crun build"
 	one_check crun-build contrib/crun/build.sh
+	# crun 1.21 (Debian 13) rebuilt too: crun-patched.bats runs against both.
+	one_check crun-1.21-build contrib/crun/build.sh 1.21
 fi
 
+# Debian 13's runc (trixie), rebuilt with our series in a root of its suite
+# and tested there, against its own glibc: the root's tar (mmdebstrap,
+# cached in build/roots/), the package (contrib/runc/build-deb.sh), then
+# the suites inside the root (tests/roots/run.sh, TAP counted as above).
+# run_root SUITE NAME BATS-ARGS...: one bats run in SUITE's root.
+run_root() {
+	local suite="$1" name="$2" log
+	shift 2
+	log="$LOGDIR/root-$suite-$name.log"
+	tests/roots/run.sh "$suite" "$@" >"$log" 2>&1
+	sed 's/^/  /' "$log"
+	count_tap "$log"
+	grep -qE '^1\.\.[0-9]+' "$log" ||
+		{ echo "not ok - $suite root: $name did not run"; failed=$((failed + 1)); }
+}
+note "trixie root: runc 1.1.15 with the 1.1 series"
+one_check root-trixie bash -c 'PROG=run-all; . contrib/lib.sh; suite_tar trixie >/dev/null'
+one_check runc-deb-trixie contrib/runc/build-deb.sh --suite trixie
+run_root trixie runc-memfd-noexec tests/bats/runc-memfd-noexec.bats
+# runc init from the overlay, no copy, rootful and rootless, at 0 and 2.
+run_root trixie runc-overlay --filter 'runc --version|create/start/delete (rootful|rootless) at vm\.memfd_noexec=[02]( on the overlay)? leaves nothing$' tests/bats/runc.bats
+
 note "bats suites"
-for suite in tests/bats/*.bats; do
+# crun-patched.bats runs once more, against crun 1.21 rebuilt.
+suites=(tests/bats/*.bats)
+[ ! -e tests/bats/crun-patched.bats ] || suites+=(CRUN_REBUILD=1.21:tests/bats/crun-patched.bats)
+for suite in "${suites[@]}"; do
+	vars=()
+	case $suite in *:*) IFS=, read -ra vars <<<"${suite%%:*}" && suite=${suite#*:} ;; esac
 	name=$(basename "$suite" .bats)
+	[ ${#vars[@]} -eq 0 ] || name="$name-${vars[*]##*=}"
 	# A test still running after BATS_TEST_TIMEOUT seconds fails instead of
 	# holding CI to its 90-minute limit.  The longest test here (a bench.bats
 	# build and run) takes about 100 s.  This ends only a test whose
 	# processes die with it: a namespace must be bounded where it is made
 	# (kill_after in helpers.bash), since bats signals only the test's own
 	# children.
-	BATS_TEST_TIMEOUT="${BATS_TEST_TIMEOUT:-900}" BUILD_DIR="$REPO/build" \
+	env "${vars[@]}" BATS_TEST_TIMEOUT="${BATS_TEST_TIMEOUT:-900}" BUILD_DIR="$REPO/build" \
 		bats --tap "$suite" >"$LOGDIR/bats-$name.log" 2>&1
 	sed 's/^/  /' "$LOGDIR/bats-$name.log"
 	count_tap "$LOGDIR/bats-$name.log"

@@ -1,25 +1,36 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
 #
-# Builds crun 1.8.1 from Debian 12's source package with memfd-toolkit's
-# sealed W^X loader in place of crun's src/libcrun/cloned_binary.c, and
-# memfd-toolkit's vm.memfd_noexec policy applied in the container's PID
-# namespace.  Output: build/crun (repo root).
+# Rebuilds crun with memfd-toolkit's sealed W^X loader in place of crun's
+# src/libcrun/cloned_binary.c, and memfd-toolkit's vm.memfd_noexec policy
+# applied in the container's PID namespace.
 #
-#   OUT        output binary (default: <repo>/build/crun)
-#   CRUN_SRC   an unpacked crun 1.8.1 source tree to use instead of
+#   contrib/crun/build.sh [VERSION]
+#
+#   1.8.1 (default)  Debian 12's crun (apt-get source, bookworm) into
+#                    build/crun, with contrib/crun/1.8.1/patches/
+#   1.21             Debian 13's crun: trixie's crun_1.21.orig.tar.gz
+#                    (its debian.tar.xz is missing from the archive here,
+#                    and the build needs none of it) into build/crun-1.21/crun,
+#                    with contrib/crun/1.21/patches/
+#
+# (1.21 goes into a folder, not build/crun-1.21: crun takes a basename
+# "crun-X" as the name of its handler X, and would look for "1.21".)
+#
+#   OUT        output binary (default: as above)
+#   CRUN_SRC   an unpacked crun source tree of VERSION to use instead of
 #              Debian's (it is copied, never changed)
 #
-# Steps: fetch Debian's crun source (apt-get source, through the deb-src
-# entry that contrib/install-deps.sh deb-src adds) into build/crun-dl/
-# (kept, so a rebuild downloads nothing); unpack it into build/crun-src/
-# (wiped every run); build the toolkit's libraries (cloned_binary, nsexec,
-# policy, mtcommon) with CMake into build/crun-toolkit/; delete crun's
+# Steps: fetch the source into build/crun[-VERSION]-dl/ (kept, so a rebuild
+# downloads nothing); unpack it into build/crun[-VERSION]-src/ (wiped every
+# run); build the toolkit's libraries (cloned_binary, nsexec, policy,
+# mtcommon) with CMake into build/crun-toolkit/; delete crun's
 # cloned_binary.c, put contrib/crun/crun_loader_shim.c and
-# crun_memfd_toolkit.h in src/libcrun/ and the libraries' headers in
-# src/libcrun/memfd-toolkit/; apply contrib/crun/patches/*.patch in order
-# (any patch that does not apply exactly is fatal); autoreconf (patch 0001
-# changes Makefile.am), configure with Debian's build flags and make crun.
+# crun_memfd_toolkit.h (one shim for every version) in src/libcrun/ and the
+# libraries' headers in src/libcrun/memfd-toolkit/; apply the version's
+# patches in order (any patch that does not apply exactly is fatal);
+# autoreconf (patch 0001 changes Makefile.am), configure with Debian's
+# build flags and make crun.
 set -euo pipefail
 
 die() {
@@ -29,31 +40,86 @@ die() {
 
 HERE=$(cd "$(dirname "$0")" && pwd)
 TOP=$(cd "$HERE/../.." && pwd)
-OUT=${OUT:-$TOP/build/crun}
-DL=$TOP/build/crun-dl
-DEST=$TOP/build/crun-src
+WANT=${1:-1.8.1}
+[ $# -le 1 ] || die "too many arguments ($*); usage: build.sh [1.8.1|1.21]"
+case $WANT in
+1.8.1)
+	OUT=${OUT:-$TOP/build/crun}
+	DL=$TOP/build/crun-dl
+	DEST=$TOP/build/crun-src
+	;;
+1.21)
+	OUT=${OUT:-$TOP/build/crun-1.21/crun}
+	DL=$TOP/build/crun-1.21-dl
+	DEST=$TOP/build/crun-1.21-src
+	;;
+*)
+	die "no patch series for crun '$WANT'; allowed: 1.8.1 (Debian 12, the default) or 1.21 (Debian 13). Each version has its own series in contrib/crun/VERSION/patches/, written against that source: a series applied to another version's source would fail or, worse, apply in the wrong places"
+	;;
+esac
+PATCHES=$HERE/$WANT/patches
 TK=$TOP/build/crun-toolkit
-WANT=1.8.1
+
+# fetch_trixie_orig NAME: downloads NAME, a file of trixie's source package
+# crun 1.21-1, into $DL through apt's own transport, checked against the
+# SHA256 that trixie's Sources index gives (apt verified the index against
+# trixie's signed InRelease).  The deb-src entry for trixie is the one
+# contrib/install-deps.sh deb-src adds for every suite build.  apt-get
+# source itself fails: the package's debian.tar.xz is missing (404).
+fetch_trixie_orig() {
+	local name=$1 line uri sum
+	[ -f "$DL/$name" ] && [ -f "$DL/$name.sha256" ] &&
+		(cd "$DL" && sha256sum --quiet -c "$name.sha256" 2>/dev/null) && return 0
+	"$TOP/contrib/install-deps.sh" deb-src || die "cannot add the deb-src entries for trixie"
+	mkdir -p "$DL"
+	line=$(cd "$DL" && apt-get source --print-uris -qq crun=1.21-1 2>"$DL/apt.log" |
+		awk -v f="$name" '$2 == f') ||
+		die "apt-get source --print-uris crun=1.21-1 failed: $(tail -3 "$DL/apt.log")"
+	uri=$(awk '{ gsub(/\047/, "", $1); print $1 }' <<<"$line")
+	sum=$(awk '$4 ~ /^SHA256:/ { sub(/^SHA256:/, "", $4); print $4 }' <<<"$line")
+	[[ "$uri" == http*://*/"$name" && "$sum" =~ ^[0-9a-f]{64}$ ]] ||
+		die "trixie's Sources index has no $name with a SHA256 for crun 1.21-1 (apt said: ${line:-nothing})"
+	/usr/lib/apt/apt-helper download-file "$uri" "$DL/$name.part" "SHA256:$sum" >>"$DL/apt.log" 2>&1 ||
+		die "cannot download $uri (SHA256 $sum): $(tail -3 "$DL/apt.log")"
+	(cd "$DL" && sha256sum --quiet -c /dev/stdin <<<"$sum  $name.part") ||
+		die "$DL/$name.part does not match trixie's SHA256 $sum"
+	mv -f "$DL/$name.part" "$DL/$name"
+	echo "$sum  $name" >"$DL/$name.sha256"
+}
 
 "$TOP/contrib/install-deps.sh" crun-build || die "cannot install what the build needs"
 
-if [ -z "${CRUN_SRC:-}" ]; then
-	"$TOP/contrib/install-deps.sh" deb-src || die "cannot add the deb-src entry apt-get source needs"
-	mkdir -p "$DL"
-	# apt-get source reuses the files already in $DL when they check out.
-	(cd "$DL" && apt-get source --download-only -qq crun) >/dev/null 2>"$DL/apt.log" ||
-		die "apt-get source crun failed: $(tail -3 "$DL/apt.log")"
-	dsc=$(find "$DL" -maxdepth 1 -name "crun_${WANT}-*.dsc" | sort -V | tail -1)
-	[ -n "$dsc" ] || die "Debian's crun source in $DL is not crun $WANT: $(cd "$DL" && ls ./*.dsc 2>/dev/null); the patches are for $WANT"
-	rm -rf "$DEST"
-	dpkg-source --no-check -x "$dsc" "$DEST" >/dev/null || die "cannot unpack $dsc"
-	CRUN_DESC="Debian $(basename "$dsc" .dsc | sed 's/^crun_//')"
-else
+if [ -n "${CRUN_SRC:-}" ]; then
 	[ -f "$CRUN_SRC/src/libcrun/cloned_binary.c" ] && [ -f "$CRUN_SRC/configure.ac" ] ||
 		die "CRUN_SRC=$CRUN_SRC does not look like a crun source tree"
 	rm -rf "$DEST"
 	cp -a "$CRUN_SRC" "$DEST"
 	CRUN_DESC="$CRUN_SRC"
+elif [ "$WANT" = 1.21 ]; then
+	orig=crun_1.21.orig.tar.gz
+	fetch_trixie_orig "$orig"
+	rm -rf "$DEST" "$DEST.tmp"
+	mkdir "$DEST.tmp"
+	tar -xzf "$DL/$orig" -C "$DEST.tmp" || die "cannot unpack $DL/$orig"
+	[ -d "$DEST.tmp/crun-1.21" ] || die "$DL/$orig has no crun-1.21/ folder"
+	mv "$DEST.tmp/crun-1.21" "$DEST"
+	rmdir "$DEST.tmp"
+	CRUN_DESC="Debian 13's $orig"
+else
+	"$TOP/contrib/install-deps.sh" deb-src || die "cannot add the deb-src entry apt-get source needs"
+	mkdir -p "$DL"
+	# The newest 1.8.1 Debian has, named exactly: with deb-src entries for
+	# newer suites too (trixie, sid), a bare "crun" would be theirs.
+	v=$(apt-cache showsrc crun 2>/dev/null | sed -n "s/^Version: \($WANT-.*\)/\1/p" | sort -V | tail -1)
+	[ -n "$v" ] || die "apt-cache showsrc crun lists no crun $WANT (is bookworm's deb-src entry there?)"
+	# apt-get source reuses the files already in $DL when they check out.
+	(cd "$DL" && apt-get source --download-only -qq "crun=$v") >/dev/null 2>"$DL/apt.log" ||
+		die "apt-get source crun=$v failed: $(tail -3 "$DL/apt.log")"
+	dsc=$(find "$DL" -maxdepth 1 -name "crun_${WANT}-*.dsc" | sort -V | tail -1)
+	[ -n "$dsc" ] || die "Debian's crun source in $DL is not crun $WANT: $(cd "$DL" && ls ./*.dsc 2>/dev/null); the patches are for $WANT"
+	rm -rf "$DEST"
+	dpkg-source --no-check -x "$dsc" "$DEST" >/dev/null || die "cannot unpack $dsc"
+	CRUN_DESC="Debian $(basename "$dsc" .dsc | sed 's/^crun_//')"
 fi
 # (crun's configure.ac reads its version from .tarball-version.)
 [ "$(cat "$DEST/.tarball-version" 2>/dev/null)" = "$WANT" ] ||
@@ -97,8 +163,8 @@ case "$LOADER_VERSION" in *[\"\\]*) die "the version '$LOADER_VERSION' has a quo
 printf '/* Written by contrib/crun/build.sh. */\n#define CRUN_MEMFD_TOOLKIT_VERSION "%s"\n' \
 	"$LOADER_VERSION" >"$LIBCRUN/memfd-toolkit/version.h"
 
-for p in "$HERE"/patches/*.patch; do
-	[ -e "$p" ] || die "no patches in $HERE/patches"
+for p in "$PATCHES"/*.patch; do
+	[ -e "$p" ] || die "no patches in $PATCHES"
 	echo "build.sh: applying $(basename "$p")"
 	patch -d "$DEST" -p1 --forward --fuzz=0 --no-backup-if-mismatch -s <"$p" ||
 		die "$(basename "$p") does not apply to $CRUN_DESC"
@@ -110,7 +176,7 @@ if grep -q 'src/libcrun/cloned_binary\.c' "$DEST/Makefile.am"; then
 fi
 
 cd "$DEST"
-log=$TOP/build/crun-build.log
+log=$TOP/build/crun-$WANT-build.log
 # Debian's own flags (hardening=+all, as debian/rules asks), so that the
 # benchmarks compare loaders, not builds.
 export DEB_BUILD_MAINT_OPTIONS=hardening=+all

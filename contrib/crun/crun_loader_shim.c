@@ -25,6 +25,7 @@
 
 #include "memfd-toolkit/cloned_binary.h"
 #include "memfd-toolkit/errors.h"
+#include "memfd-toolkit/memfd-sysctl.h"
 #include "memfd-toolkit/nsexec.h"
 #include "memfd-toolkit/policy.h"
 #include "memfd-toolkit/seccomp_rules.h"
@@ -101,20 +102,46 @@ int crun_memfd_noexec_load(const char *json, size_t len, int *level, bool *keeps
 	return 0;
 }
 
-/* The container's pid namespace entry: created (no path) or joined. */
-static enum nsexec_origin pidns_origin(libcrun_container_t *container)
+/*
+ * Whether the container's PID namespace is created for it or joined, as
+ * crun itself decides: crun 1.8.1 takes every entry of linux.namespaces,
+ * joins the namespace of each one that has a path and creates the type of
+ * each one without, and accepts a type twice.  So a second "pid" entry
+ * with a path made crun join that namespace although the first one said
+ * "create", and a decision from the first entry alone raised a namespace
+ * the container only joined.  A type given twice is refused here (crun
+ * 1.21 refuses it too); a "pid" entry with a path means joined, whatever
+ * else the list says.  A namespace said to be created is left for the
+ * kernel to confirm (NSEXEC_ORIGIN_FIND_OUT: the container's process must
+ * be PID 1 in it, else it is treated as joined and never changed).
+ */
+static int pidns_origin(libcrun_container_t *container, enum nsexec_origin *ret,
+			libcrun_error_t *err)
 {
 	runtime_spec_schema_config_schema *def = container->container_def;
+	bool pid_entry = false, joined = false;
 
 	for (size_t i = 0; def->linux && i < def->linux->namespaces_len; i++) {
 		const char *type = def->linux->namespaces[i]->type;
 		const char *path = def->linux->namespaces[i]->path;
 
-		if (type && strcmp(type, "pid") == 0)
-			return path && path[0] ? NSEXEC_ORIGIN_JOINED : NSEXEC_ORIGIN_CREATED;
+		for (size_t j = 0; type && j < i; j++) {
+			const char *other = def->linux->namespaces[j]->type;
+
+			if (other && strcmp(type, other) == 0)
+				return crun_make_error(
+					err, 0,
+					"Refusing vm.memfd_noexec=%d: linux.namespaces lists the type \"%s\" twice (entries %zu and %zu), and crun would act on both, so whether the container creates or joins that namespace is ambiguous; list each type once",
+					container->memfd_noexec, type, j, i);
+		}
+		if (type && strcmp(type, "pid") == 0) {
+			pid_entry = true;
+			joined = path != NULL;
+		}
 	}
-	/* No pid namespace: the container runs in crun's own, never changed. */
-	return NSEXEC_ORIGIN_JOINED;
+	/* No pid entry: the container runs in crun's own, never changed. */
+	*ret = !pid_entry || joined ? NSEXEC_ORIGIN_JOINED : NSEXEC_ORIGIN_FIND_OUT;
+	return 0;
 }
 
 int crun_memfd_noexec_send_pidns(libcrun_container_t *container, int sync_socket,
@@ -154,7 +181,6 @@ int crun_memfd_noexec_apply(libcrun_container_t *container, pid_t pid, int sync_
 {
 	struct nsexec_request req = {
 		.level = container->memfd_noexec,
-		.origin = pidns_origin(container),
 		.keeps_sys_admin = container->memfd_noexec_sys_admin,
 	};
 	struct nsexec_result res;
@@ -163,6 +189,9 @@ int crun_memfd_noexec_apply(libcrun_container_t *container, pid_t pid, int sync_
 
 	if (container->memfd_noexec == CRUN_MEMFD_NOEXEC_NONE)
 		return 0;
+	r = pidns_origin(container, &req.origin, err);
+	if (r < 0)
+		return r;
 	ns_fd = receive_pidns(sync_socket, err);
 	if (ns_fd < 0)
 		return ns_fd;
@@ -181,21 +210,40 @@ int crun_memfd_noexec_apply(libcrun_container_t *container, pid_t pid, int sync_
 	return 0;
 }
 
+/*
+ * The level this process (the container's init, or a crun exec process, in
+ * the container's PID namespace) really runs at: the namespace's effective
+ * value, which may be above the request (inherited from a stricter parent,
+ * or a namespace joined at a higher level), or set with no request at all.
+ * The kernel answers for the reader's own PID namespace through any procfs.
+ * Where it cannot be read (no procfs in the container), the request, which
+ * crun's parent made hold before this process went on; -1 for none.
+ */
+static int effective_level(libcrun_container_t *container)
+{
+	int level = mt_memfd_noexec_read();
+
+	if (level < 0)
+		return container->memfd_noexec;
+	return level > container->memfd_noexec ? level : container->memfd_noexec;
+}
+
 int crun_memfd_noexec_seccomp(libcrun_container_t *container, libcrun_error_t *err)
 {
 	struct mt_error *e = NULL;
+	int level = effective_level(container);
 	int r;
 
-	if (container->memfd_noexec == CRUN_MEMFD_NOEXEC_NONE ||
-	    !policy_level_denies_hugetlb_memfd(container->memfd_noexec))
+	if (level < 0 || !policy_level_denies_hugetlb_memfd(level))
 		return 0;
 	r = policy_seccomp_deny_hugetlb_memfd(&e);
 	if (r < 0)
 		return to_crun_error(err, &e);
 	if (debug_on())
 		fprintf(stderr,
-			PREFIX "vm.memfd_noexec=%d: memfd_create(MFD_HUGETLB) refused (seccomp)\n",
-			container->memfd_noexec);
+			PREFIX
+			"vm.memfd_noexec=%d (asked for %d): memfd_create(MFD_HUGETLB) refused (seccomp)\n",
+			level, container->memfd_noexec);
 	return 0;
 }
 

@@ -68,7 +68,9 @@ int crun_memfd_noexec_apply(libcrun_container_t *container, pid_t pid, int sync_
 /*
  * For the container's init and for crun exec, before crun's own seccomp
  * filter and while the process keeps its capabilities: the seccomp rules
- * of the level (memfd_create(MFD_HUGETLB) refused at 2).  Returns 0 or a
+ * of the level the process really runs at (memfd_create(MFD_HUGETLB)
+ * refused at 2), read in its own PID namespace: the request, or a stricter
+ * level inherited or joined, with or without a request.  Returns 0 or a
  * crun error.
  */
 int crun_memfd_noexec_seccomp(libcrun_container_t *container, libcrun_error_t *err);

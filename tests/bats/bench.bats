@@ -56,7 +56,8 @@ teardown() {
 @test "start.sh: every arm runs, rootful and rootless, and the table is printed" {
 	requires root user memfd_noexec cmd:runc cmd:crun cmd:go cmd:jq cmd:python3 \
 		cmd:busybox cmd:cc cmd:mountpoint || return 1
-	[ -x "$SEALEXEC" ] || missing "sealexec at $SEALEXEC (cmake --build)" || return 1
+	[ -x "$BUILD_DIR/crun-sealed/crun-sealed" ] ||
+		missing "crun-sealed at $BUILD_DIR/crun-sealed/crun-sealed (cmake --build)" || return 1
 	run "$REPO_ROOT/tests/bench/start.sh" 1
 	echo "$output"
 	assert_success
@@ -76,22 +77,26 @@ teardown() {
 	[ "$(grep -cE '^  ours/stock +[0-9.]+ ' <<<"$runc")" -eq 2 ]
 	grep -qF "NONE, no clone: benchmark build, unprotected, never install" <<<"$runc" ||
 		fail "the noclone runc does not say what it is"
-	# Stock crun prints no marker; the wrapper's sealexec and our crun
+	# Stock crun prints no marker; the wrapper and our crun
 	# print "using overlay".
 	[ "$(grep -cE '^  stock Debian crun 1\.8\.1 +- ' <<<"$crun")" -eq 2 ]
 	[ "$(grep -cE '^  crun-sealed \(stock crun on the overlay\) +overlay ' <<<"$crun")" -eq 2 ]
 	[ "$(grep -cE '^  ours \(rebuilt crun\) +overlay ' <<<"$crun")" -eq 2 ]
-	for r in ours/stock sealed/stock ours/sealed; do
+	[ "$(grep -cE '^  ours \(rebuilt crun 1\.21\) +overlay ' <<<"$crun")" -eq 2 ]
+	for r in ours/stock sealed/stock ours/sealed ours121/stock; do
 		[ "$(grep -cE "^  $r +[0-9.]+ " <<<"$crun")" -eq 2 ] || fail "no $r ratio in both modes"
 	done
 	grep -qE '^  ours +crun 1\.8\.1 .* loader: sealed W\^X ' <<<"$crun" ||
 		fail "the crun of the ours arm is not the rebuilt one"
+	grep -qE '^  ours121 +crun 1\.21 .* loader: sealed W\^X ' <<<"$crun" ||
+		fail "the crun of the ours121 arm is not the rebuilt 1.21"
 }
 
 @test "memory.sh: created containers are counted, then all deleted" {
 	requires root user memfd_noexec cmd:runc cmd:crun cmd:go cmd:jq cmd:python3 \
 		cmd:busybox cmd:mountpoint || return 1
-	[ -x "$SEALEXEC" ] || missing "sealexec at $SEALEXEC (cmake --build)" || return 1
+	[ -x "$BUILD_DIR/crun-sealed/crun-sealed" ] ||
+		missing "crun-sealed at $BUILD_DIR/crun-sealed/crun-sealed (cmake --build)" || return 1
 	BENCH_NO_BUILD=1 run "$REPO_ROOT/tests/bench/memory.sh" 2
 	echo "$output"
 	assert_success
@@ -112,6 +117,7 @@ teardown() {
 	[ "$(grep -cE '^  stock Debian crun 1\.8\.1 +- +2 ' <<<"$crun")" -eq 2 ]
 	[ "$(grep -cE '^  crun-sealed \(stock crun on the overlay\) +overlay +2 ' <<<"$crun")" -eq 2 ]
 	[ "$(grep -cE '^  ours \(rebuilt crun\) +overlay +2 ' <<<"$crun")" -eq 2 ]
+	[ "$(grep -cE '^  ours \(rebuilt crun 1\.21\) +overlay +2 ' <<<"$crun")" -eq 2 ]
 	# Sealed and ours run the binary itself through the overlay in both
 	# modes; stock crun copies itself into a memfd rootless, and rootful
 	# runs its own inode through a read-only bind mount.

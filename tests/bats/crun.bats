@@ -1,8 +1,9 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: Apache-2.0
-# contrib/crun/crun-sealed: Debian's stock crun 1.8.1 (/usr/bin/crun), run
-# from its own binary on sealexec's detached read-only overlay, so that it
-# skips the memfd copy that cannot execute at vm.memfd_noexec 1 and 2.
+# crun-sealed (crun-sealed/, built into build/crun-sealed/crun-sealed):
+# Debian's stock crun 1.8.1 (/usr/bin/crun), run from its own binary on a
+# detached read-only overlay, so that it skips the memfd copy that cannot
+# execute at vm.memfd_noexec 1 and 2.
 #
 # Every crun runs inside `crun_ns N` (crun.bash: a child PID namespace at
 # N without the hybrid layout's cgroup2 mount), never in the initial
@@ -17,18 +18,18 @@ load helpers
 load podman
 load crun
 
-WRAPPER_SRC="$REPO_ROOT/contrib/crun/crun-sealed"
+WRAPPER_SRC="$BUILD_DIR/crun-sealed/crun-sealed"
 U_WRAPPER="${STAGED_USER_BIN:+$STAGED_USER_BIN/crun-sealed}"
-# What every crun of this suite runs with: the staged sealexec for the
-# wrapper, and its marker.
+# What every crun of this suite runs with: the wrapper's marker.
 # shellcheck disable=SC2034 # crun.bash's as reads it
-CRUN_ENV=("CRUN_SEALED_SEALEXEC=${U_SEALEXEC:-}" CRUN_SEALED_DEBUG=1)
+CRUN_ENV=(CRUN_SEALED_DEBUG=1)
 
 # The one-line hint of the wrapper when it cannot run crun sealed.
 HINT='crun-sealed: crun cannot run from a copy: it would copy itself into a memfd again, which cannot execute at vm.memfd_noexec 1 or 2. What works instead:'
 
 setup_file() {
 	crun_stage || return 0
+	[ -x "$WRAPPER_SRC" ] || return 0
 	install -m 0755 "$WRAPPER_SRC" "$USER_BIN/crun-sealed"
 	# Rootless podman for the last test (podman.bash; as podman.bats does).
 	if command -v podman >/dev/null && [ -e /proc/sys/vm/memfd_noexec ]; then
@@ -38,7 +39,7 @@ setup_file() {
 		write_logged_runtime "$USER_BIN/crun-sealed-logged" "$USER_BIN/crun-sealed" \
 			"$PODMAN_T/rootless/crun-sealed.log" CRUN_SEALED_DEBUG=1
 		write_crun_containers_conf "$PODMAN_T/rootless/containers.conf" \
-			"$USER_BIN/crun-sealed-logged" "CRUN_SEALED_SEALEXEC=$U_SEALEXEC"
+			"$USER_BIN/crun-sealed-logged"
 		chown "$TEST_USER:" "$PODMAN_T/rootless/containers.conf"
 	fi
 }
@@ -51,7 +52,7 @@ teardown_file() {
 setup() {
 	crun_setup || return 1
 	[ -x "$U_WRAPPER" ] || {
-		echo "setup_file did not stage the wrapper" >&2
+		echo "setup_file did not stage the wrapper ($WRAPPER_SRC: cmake --build build)" >&2
 		return 1
 	}
 }
@@ -115,7 +116,7 @@ teardown() {
 	local level
 	for level in 2 0; do
 		echo "level: $level" >&2 # shown if this row fails
-		run crun_ns "$level" sh -c "$CREATED" b "$SEALEXEC"
+		run crun_ns "$level" sh -c "$CREATED" b "$U_SEALEXEC"
 		assert_success
 		refute_line --regexp '^exe=/memfd:'
 		assert_line fstype=overlayfs
@@ -126,7 +127,7 @@ teardown() {
 	# Control: stock crun copies itself into a memfd, which the same
 	# checks see (at level 0, where that copy can still execute).
 	as rootless "$STOCK_CRUN"
-	run crun_ns 0 sh -c "$CREATED" b "$SEALEXEC"
+	run crun_ns 0 sh -c "$CREATED" b "$U_SEALEXEC"
 	assert_success
 	assert_line --regexp '^exe=/memfd:'
 	assert_line --regexp '^/proc/[0-9]+/exe: not a sealed clone$'
@@ -134,8 +135,8 @@ teardown() {
 }
 
 @test "crun-sealed passes arguments, exit status, stdio and signals through, and stays one process" {
-	local w=(env "CRUN_SEALED_SEALEXEC=$SEALEXEC" "$U_WRAPPER")
-	# Only leading --crun=/--sealexec= are the wrapper's; the rest, even
+	local w=("$U_WRAPPER")
+	# Only leading --crun= are the wrapper's; the rest, even
 	# the same spelling, empty and dash arguments, goes through as it is.
 	run "${w[@]}" --crun=/usr/bin/printf '%s|' "a b" "" -x -- --crun=x
 	assert_success
@@ -168,7 +169,7 @@ teardown() {
 	assert_nothing_left
 }
 
-# assert_refused REASON: the run exited 126 with sealexec's REASON and the
+# assert_refused REASON: the run exited 126 with the loader's REASON and the
 # wrapper's hint, no clone was made, crun never ran, nothing is left.
 assert_refused() {
 	assert_failure 126
@@ -186,7 +187,7 @@ assert_refused() {
 	as rootful "$U_WRAPPER" "$U_FAKEKERNEL" --kernel=nofsopen --
 	bundle b .
 	run crun_ns 0 "$T/runc" run -b "$T/b" "$ID"
-	assert_refused 'sealexec: Failed to make a sealed copy of /usr/bin/crun: Failed to open the binary from a detached overlayfs (overlay): no fsopen() (before Linux 5.2)'
+	assert_refused 'crun-sealed: Failed to make a sealed copy of /usr/bin/crun: Failed to open the binary from a detached overlayfs (overlay): no fsopen() (before Linux 5.2)'
 
 	# Rootless without user namespaces: no overlay for the user, at 2.
 	as rootless "$U_WRAPPER" "$U_FAKEKERNEL" --kernel=nouserns --
@@ -200,8 +201,8 @@ assert_refused() {
 	assert_refused 'no fsopen()'
 }
 
-@test "crun-sealed refuses hostile crun and sealexec paths before anything runs" {
-	local d="$T/bins" w=(env "CRUN_SEALED_SEALEXEC=$SEALEXEC" "$U_WRAPPER")
+@test "crun-sealed refuses hostile crun paths before anything runs, and never searches PATH" {
+	local d="$T/bins" w=("$U_WRAPPER")
 	mkdir -m 0755 "$d"
 	install -m 0755 /bin/true "$d/crun"
 	run "${w[@]}" --crun=bin/crun --version
@@ -210,12 +211,19 @@ assert_refused() {
 	run env CRUN_SEALED_CRUN=crun "${w[@]}" --version
 	assert_failure 2
 	assert_output --partial "Refusing the crun path 'crun' from CRUN_SEALED_CRUN: it must be an absolute path"
+	# A relative name is never looked up in PATH, even where PATH has it.
+	run env PATH="$d" CRUN_SEALED_CRUN=crun "${w[@]}" --version
+	assert_failure 2
+	assert_output --partial "it must be an absolute path"
 	run "${w[@]}" --crun="$d/none"
 	assert_failure 126
 	assert_output --partial "Refusing the crun path '$d/none' from --crun: it does not exist"
 	run "${w[@]}" --crun="$d"
 	assert_failure 126
 	assert_output --partial "$d is not a regular file"
+	run "${w[@]}" --crun=/dev/null
+	assert_failure 126
+	assert_output --partial "/dev/null is not a regular file"
 	chmod 0644 "$d/crun"
 	run "${w[@]}" --crun="$d/crun"
 	assert_failure 126
@@ -235,28 +243,25 @@ assert_refused() {
 	run "${w[@]}" --crun="$d/crun"
 	assert_failure 126
 	assert_output --partial "$d/crun is owned by uid $(id -u "$TEST_USER"), neither root nor you"
+	chown "$TEST_USER:" "$d"
 	chown 0:0 "$d/crun"
-	run env CRUN_SEALED_SEALEXEC="$d/crun-none" "$U_WRAPPER" --crun="$d/crun"
+	run "${w[@]}" --crun="$d/crun"
 	assert_failure 126
-	assert_output --partial "Refusing the sealexec path '$d/crun-none' from CRUN_SEALED_SEALEXEC: it does not exist"
-	# sealexec next to the wrapper, else in PATH (a copy of the wrapper
-	# alone; the wrapper's own tools never come from PATH).
-	install -m 0755 "$U_WRAPPER" "$d/crun-sealed"
-	run env PATH=/nonexistent "$d/crun-sealed" --crun="$d/crun"
-	assert_failure 126
-	assert_output --partial "cannot find sealexec next to $d/crun-sealed or in PATH (/nonexistent)"
-	run env PATH="$USER_BIN" "$d/crun-sealed" --crun="$d/crun"
-	assert_success
-	run "${w[@]}" --sealexec= --crun="$d/crun"
+	assert_output --partial "$d is owned by uid $(id -u "$TEST_USER"), neither root nor you"
+	chown 0:0 "$d"
+	run "${w[@]}" --sealexec=/usr/bin/sealexec --crun="$d/crun"
 	assert_failure 2
-	assert_output "crun-sealed: option --sealexec= needs a value: --sealexec=/absolute/path"
+	assert_output --partial "option --sealexec=/usr/bin/sealexec: crun-sealed no longer runs sealexec"
+	run "${w[@]}" --crun= --version
+	assert_failure 2
+	assert_output "crun-sealed: option --crun= needs a value: --crun=/absolute/path"
 	run "${w[@]}" --crun "$d/crun"
 	assert_failure 2
 	assert_output --partial "option --crun needs its value after '='"
 	run env CRUN_SEALED_DEBUG=yes "${w[@]}" --crun="$d/crun"
 	assert_failure 2
 	assert_output --partial "invalid CRUN_SEALED_DEBUG='yes'; allowed: 1"
-	# A script is refused by sealexec (its interpreter would run unsealed).
+	# A script is refused (its interpreter would run the writable original).
 	printf '#!/bin/sh\necho ran\n' >"$d/crun"
 	run "${w[@]}" --crun="$d/crun"
 	assert_failure 126
@@ -264,9 +269,36 @@ assert_refused() {
 	refute_output --partial ran
 	# Control: the same checks let the right file through, by a symlink too.
 	install -m 0755 /bin/true "$d/crun"
-	chmod 0755 "$d"
 	run "${w[@]}" --crun="$T/link"
 	assert_success
+}
+
+# In the initial user namespace the overflow uid (65534) is the ordinary
+# nobody account, who must not be able to replace what runs as root; only
+# in a user namespace where global root is unmapped (rootless podman's
+# crun sees /usr/bin/crun owned by it) does that uid stand for root.
+@test "crun-sealed: a crun owned by the overflow uid is refused in the initial user namespace, a root one is accepted where root shows as it" {
+	local d="$T/bins" nobody
+	nobody=$(cat /proc/sys/kernel/overflowuid)
+	mkdir -m 0755 "$d"
+	install -m 0755 -o "$nobody" /bin/true "$d/crun"
+	run "$U_WRAPPER" --crun="$d/crun"
+	assert_failure 126
+	assert_output --partial "$d/crun is owned by uid $nobody, neither root nor you"
+	# The test user in a user namespace of its own, where global root
+	# (the owner of /bin/true, /bin and /) is unmapped and shows as the
+	# overflow uid: accepted, and it runs from the overlay.
+	chown 0:0 "$d/crun"
+	run as_user unshare --user --map-current-user sh -c \
+		'stat -c "owner=%u" "$1"; CRUN_SEALED_DEBUG=1 "$2" --crun="$1"; echo "rc=$?"' sh "$d/crun" "$U_WRAPPER"
+	assert_line "owner=$nobody"
+	assert_line rc=0
+	assert_marker overlay
+	# What the wrapper reads there: /proc/sys/kernel/overflowuid, owned by
+	# global root, shows as owned by the overflow uid (in the initial
+	# namespace, as owned by 0, so the alias is off there).
+	run as_user unshare --user --map-current-user sh -c 'stat -c "%u" /proc/sys/kernel/overflowuid'
+	assert_output "$nobody"
 }
 
 @test "sealexec --hint: the wrapper's line after a clone failure only, one printable line" {
@@ -334,9 +366,8 @@ hook_bundle() {
 	grep -qxF "runtime = \"crun\"" "$PODMAN_T/rootless/containers.conf" ||
 		fail "the rootless containers.conf does not make crun the default: $(cat "$PODMAN_T/rootless/containers.conf")"
 	start_default_service "$T/serve.log" || return 1
-	# rpodman: rootless podman in a child PID namespace at 0; the wrapper
-	# finds sealexec through podman's environment and conmon's.
-	CRUN_SEALED_SEALEXEC="$U_SEALEXEC" run rpodman 0 --hooks-dir "$PODMAN_T/hooks.d" run --rm --network none \
+	# rpodman: rootless podman in a child PID namespace at 0.
+	run rpodman 0 --hooks-dir "$PODMAN_T/hooks.d" run --rm --network none \
 		--annotation "$(annotation 2)" "$PODMAN_IMAGE" sh -c "cat /proc/self/uid_map; $PROBES"
 	assert_success
 	assert_rootless_map
@@ -347,7 +378,7 @@ hook_bundle() {
 	# podman and conmon started ran from the overlay.
 	with_output "$(cat "$PODMAN_T/rootless/crun-sealed.log")" assert_marker overlay
 	with_output "$(cat "$PODMAN_T/rootless/crun-sealed.log")" refute_output --partial 'Refusing'
-	CRUN_SEALED_SEALEXEC="$U_SEALEXEC" run rpodman inherit info --format '{{.Host.OCIRuntime.Path}}'
+	run rpodman inherit info --format '{{.Host.OCIRuntime.Path}}'
 	assert_success
 	assert_output "$USER_BIN/crun-sealed-logged"
 	assert_rootless_clean

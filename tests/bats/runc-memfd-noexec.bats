@@ -3,11 +3,13 @@
 # The per-container vm.memfd_noexec policy: the OCI annotation
 # "memfd_noexec" (or linux.sysctl["vm.memfd_noexec"]) = "0", "1" or "2".
 #
-#  - The patched runc (contrib/runc/build.sh and its patches; RUNC=
-#    overrides): runc create/run read config.json with memfd-toolkit's C
-#    parser first; nsexec's stage-0 applies the level to the container's
-#    PID namespace before stage-2 runs.
-#  - Debian's stock /usr/sbin/runc with the `memfd-noexec hook` (BUILD_DIR/
+#  - The patched runc (RUNC: contrib/runc/build.sh's build/runc, runc
+#    1.1.5, by default; tests/roots/run.sh sets it to the packaged runc of
+#    a suite's root, 1.1.15 in trixie): runc create/run read config.json
+#    with memfd-toolkit's C parser first; nsexec's stage-0 applies the
+#    level to the container's PID namespace before stage-2 runs.
+#  - Debian's stock runc (STOCK_RUNC, default /usr/sbin/runc; the suite's
+#    own in a root) with the `memfd-noexec hook` (BUILD_DIR/
 #    memfd-noexec/memfd-noexec) as a prestart hook in config.json (a stock runc
 #    reads no hooks.d; podman.bats tests the hooks.d file through podman).
 #
@@ -26,7 +28,7 @@ RUNC="${STAGED_RUNC:-$RUNC}"
 USER_BIN="${STAGED_USER_BIN:-}"
 BUNDLE_DIR="${STAGED_BUNDLE_DIR:-$BUILD_DIR/bundle-runc-memfd-noexec}"
 ROOTFS="$BUNDLE_DIR/rootfs"
-STOCK_RUNC=/usr/sbin/runc
+STOCK_RUNC="${STOCK_RUNC:-/usr/sbin/runc}"
 MEMFD_NOEXEC="$BUILD_DIR/memfd-noexec/memfd-noexec"
 
 # What the container runs: its user namespace mapping, then the probes.

@@ -508,6 +508,11 @@ check_lifecycle() {
 	check_lifecycle rootful host
 }
 
+@test "create/start/delete rootful at vm.memfd_noexec=0 on the overlay leaves nothing" {
+	requires memfd_noexec
+	check_lifecycle rootful 0
+}
+
 @test "create/start/delete rootful at vm.memfd_noexec=2 leaves nothing" {
 	requires memfd_noexec
 	check_lifecycle rootful 2

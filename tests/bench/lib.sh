@@ -26,11 +26,13 @@
 #   stock    Debian's crun 1.8.1 ($STOCK_CRUN, default /usr/bin/crun), which
 #            clones itself on every call: a memfd copy rootless, a
 #            read-only bind mount of itself rootful
-#   sealed   contrib/crun/crun-sealed running another copy of that stock
-#            crun from sealexec's detached read-only overlay, with this
-#            tree's build/sealexec/sealexec staged next to it
-#   ours     crun rebuilt with the loader (contrib/crun/build.sh, into
-#            build/bench/crun-ours)
+#   sealed   crun-sealed (this tree's build/crun-sealed/crun-sealed)
+#            running another copy of that stock crun from a detached
+#            read-only overlay
+#   ours     crun 1.8.1 rebuilt with the loader (contrib/crun/build.sh,
+#            into build/bench/crun-ours)
+#   ours121  crun 1.21 (Debian 13) rebuilt the same way
+#            (contrib/crun/build.sh 1.21, into build/bench/crun-ours121)
 #   crun refuses this kind of machine's hybrid cgroup layout ("cgroups in
 #   hybrid mode not supported"), so the crun family's namespaces unmount
 #   the cgroup2 hierarchy at /sys/fs/cgroup/unified (in their own, private
@@ -41,7 +43,7 @@ BENCH_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 STOCK=${STOCK:-/usr/sbin/runc}
 STOCK_CRUN=${STOCK_CRUN:-/usr/bin/crun}
 TEST_USER=${TEST_USER:-cbtest}
-BENCH_SEALEXEC=$BENCH_TOP/build/sealexec/sealexec
+BENCH_CRUN_SEALED=$BENCH_TOP/build/crun-sealed/crun-sealed
 BENCH_MEMFD_NOEXEC=$BENCH_TOP/build/memfd-noexec/memfd-noexec
 # shellcheck disable=SC2206 # split on purpose
 BENCH_FAMILIES=(${BENCH_FAMILIES:-runc crun})
@@ -75,7 +77,7 @@ bench_family() {
 		;;
 	crun)
 		BENCH_STOCK=$STOCK_CRUN
-		BENCH_ARMS=(stock sealed ours)
+		BENCH_ARMS=(stock sealed ours ours121)
 		;;
 	*) bench_die "bench_family: unknown family '$1'" ;;
 	esac
@@ -105,8 +107,8 @@ bench_check_host() {
 		crun)
 			[ -x "$STOCK_CRUN" ] ||
 				bench_die "no stock crun at $STOCK_CRUN (apt-get install crun), or leave crun out: BENCH_FAMILIES=runc"
-			[ -x "$BENCH_SEALEXEC" ] ||
-				bench_die "no $BENCH_SEALEXEC for crun-sealed (cmake -S . -B build && cmake --build build)"
+			[ -x "$BENCH_CRUN_SEALED" ] ||
+				bench_die "no $BENCH_CRUN_SEALED (cmake -S . -B build && cmake --build build)"
 			command -v mountpoint >/dev/null ||
 				bench_die "mountpoint is missing (util-linux)"
 			;;
@@ -120,17 +122,31 @@ bench_check_host() {
 }
 
 # bench_build: the builds of ours that BENCH_FAMILIES need, from this
-# tree, into build/bench/: three runcs, one crun.
+# tree, into build/bench/: three runcs, two cruns (1.8.1 and 1.21).
 bench_build() {
-	local f arm req
+	local f arm req desc built v
 	mkdir -p "$BENCH_TOP/build/bench"
 	for f in "${BENCH_FAMILIES[@]}"; do
 		if [ "$f" = crun ]; then
-			[ "${BENCH_NO_BUILD:-0}" = 1 ] && [ -x "$BENCH_TOP/build/bench/crun-ours" ] &&
-				continue
-			OUT=$BENCH_TOP/build/bench/crun-ours "$BENCH_TOP/contrib/crun/build.sh" \
-				>"$BENCH_TOP/build/bench/build-crun-ours.log" 2>&1 ||
-				bench_die "contrib/crun/build.sh failed; see build/bench/build-crun-ours.log"
+			# contrib/crun/build.sh's own outputs are reused when their
+			# loader line names this tree's commit (tests/run-all.sh
+			# builds both just before), since each build takes minutes.
+			desc=$(git -C "$BENCH_TOP" describe --always --dirty 2>/dev/null || true)
+			for arm in ours:1.8.1 ours121:1.21; do
+				[ "${BENCH_NO_BUILD:-0}" = 1 ] && [ -x "$BENCH_TOP/build/bench/crun-${arm%%:*}" ] &&
+					continue
+				built=$BENCH_TOP/build/crun
+				[ "${arm#*:}" = 1.8.1 ] || built=$BENCH_TOP/build/crun-${arm#*:}/crun
+				if [ -n "$desc" ] && [ "${desc%-dirty}" = "$desc" ] && [ -x "$built" ] &&
+					v=$("$built" --version 2>/dev/null) &&
+					[[ "$v" == *"loader: sealed W^X (memfd-toolkit "*" ($desc))"* ]]; then
+					install -m 0755 "$built" "$BENCH_TOP/build/bench/crun-${arm%%:*}"
+					continue
+				fi
+				OUT=$BENCH_TOP/build/bench/crun-${arm%%:*} "$BENCH_TOP/contrib/crun/build.sh" "${arm#*:}" \
+					>"$BENCH_TOP/build/bench/build-crun-${arm%%:*}.log" 2>&1 ||
+					bench_die "contrib/crun/build.sh ${arm#*:} failed; see build/bench/build-crun-${arm%%:*}.log"
+			done
 			continue
 		fi
 		for arm in ours memfd noclone; do
@@ -160,12 +176,12 @@ bench_stage() {
 	mkdir -p "$WORK/bin"
 	install -m 0755 "$BENCH_STOCK" "$WORK/bin/$BENCH_FAMILY-stock"
 	if [ "$BENCH_FAMILY" = crun ]; then
-		# The wrapper finds sealexec next to itself; the crun it runs
-		# is CRUN_SEALED_CRUN (bench_runtime, start.sh's loop).
-		install -m 0755 "$BENCH_TOP/contrib/crun/crun-sealed" "$WORK/bin/crun-sealed"
-		install -m 0755 "$BENCH_SEALEXEC" "$WORK/bin/sealexec"
+		# The crun the wrapper runs is CRUN_SEALED_CRUN (bench_runtime,
+		# start.sh's loop).
+		install -m 0755 "$BENCH_CRUN_SEALED" "$WORK/bin/crun-sealed"
 		install -m 0755 "$STOCK_CRUN" "$WORK/bin/crun-sealed.crun"
 		install -m 0755 "$BENCH_TOP/build/bench/crun-ours" "$WORK/bin/crun-ours"
+		install -m 0755 "$BENCH_TOP/build/bench/crun-ours121" "$WORK/bin/crun-ours121"
 	else
 		for arm in ours memfd noclone; do
 			install -m 0755 "$BENCH_TOP/build/bench/runc-$arm" "$WORK/bin/runc-$arm"
@@ -260,7 +276,7 @@ bench_ns_runtime() {
 
 # bench_method MODE ARM: the loader's marker from one create (then
 # delete -f): runc's from `runc --debug`'s --log file, crun's from the
-# stderr of crun-sealed (sealexec) or of our crun with their debug
+# stderr of crun-sealed or of our crun with their debug
 # variables; "-" for stock, which prints none.
 bench_method() {
 	local log=$WORK/logs/method-$1-$2 out
@@ -317,7 +333,7 @@ bench_versions() {
 		fi
 	done
 	[ "$BENCH_FAMILY" = crun ] &&
-		printf '  %-8s %s\n' "" "(sealed: contrib/crun/crun-sealed with $("$WORK/bin/sealexec" --version))"
+		printf '  %-8s %s\n' "" "(sealed: build/crun-sealed/crun-sealed, memfd-toolkit $(git -C "$BENCH_TOP" describe --always --dirty 2>/dev/null || echo '?'))"
 	for ((i = 1; i <= ${#BENCH_EXTRA[@]}; i++)); do
 		[ "$BENCH_FAMILY" = runc ] || break
 		printf '  x%-7s %s\n' "$i" "${BENCH_EXTRA[i - 1]}"

@@ -7,7 +7,7 @@
 # runcs (stock Debian runc 1.1.5, ours (overlay), ours forced to a memfd
 # copy, and ours without any clone, the physical limit), then three crun
 # arms (stock Debian crun 1.8.1, which clones itself on every start; the
-# same crun through contrib/crun/crun-sealed; crun rebuilt with the
+# same crun through crun-sealed (build/crun-sealed); crun rebuilt with the
 # loader).  BENCH_FAMILIES=runc (or crun) runs one family only.  A
 # benchmark: it prints numbers and exits 0 unless it cannot run at all.
 #
@@ -22,8 +22,8 @@
 # Every round runs each arm once, in an order that rotates from round to
 # round (each arm leads and trails equally often), after one warm-up round
 # that is not counted.  bench_time (bench_time.c, compiled here with cc)
-# times the runtime process alone (for crun-sealed: the wrapper, sealexec
-# and crun, which exec in turn in the one process): wall time, and CPU
+# times the runtime process alone (for crun-sealed: the wrapper and crun,
+# which exec in turn in the one process): wall time, and CPU
 # time (user + system of the process and the children it waited for),
 # which other load on a shared machine disturbs less.  In rootless mode
 # the whole loop already runs as the user, so no setpriv is timed.

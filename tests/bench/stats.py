@@ -38,14 +38,15 @@ FAMILIES = {
         "init": "runc init's",
     },
     "crun": {
-        "arms": ["stock", "sealed", "ours"],
+        "arms": ["stock", "sealed", "ours", "ours121"],
         "labels": {
             "stock": "stock Debian crun 1.8.1",
             "sealed": "crun-sealed (stock crun on the overlay)",
             "ours": "ours (rebuilt crun)",
+            "ours121": "ours (rebuilt crun 1.21)",
         },
         "ratios": [("ours", "stock"), ("sealed", "stock"),
-                   ("ours", "sealed")],
+                   ("ours", "sealed"), ("ours121", "stock")],
         "init": "crun's container processes'",
     },
 }

@@ -54,7 +54,7 @@ static const struct verb {
 	 "  audit [--json] [--pid N | --container-pid N | --all]\n                                what levels 1 and 2 would break\n"},
 	{"check", nsexec_cmd_check,
 	 "  check --runtime PATH [--json] does that runtime honour the\n                                annotation? (runs test containers)\n"},
-	{"serve", nsexec_serve_main,
+	{"serve", verb_serve,
 	 "  serve [--socket PATH] [--allow-user U]... [--allow-group G]...\n                                as root: raise the level for rootless\n                                containers that ask over a socket\n                                (runtimes always ask at /run/memfd-noexec.sock;\n                                --socket is for tests and private setups)\n"},
 };
 

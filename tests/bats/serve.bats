@@ -450,13 +450,13 @@ still_serving() {
 		assert_line --regexp '^error 22 the request ".*" is not exactly'
 	done
 	run client_as "$TEST_USER" -x 7261697365203200 -p "$CPID" "$SOCK"
-	assert_line --regexp '^error 22 the request "raise 2\\x00" is not exactly'
+	assert_line --regexp '^error 22 the request "raise 2\\u0000" is not exactly'
 	# Longer than a message may be.
 	run client_as "$TEST_USER" -m "raise 2$(printf '%*s' 2000 '')" -p "$CPID" "$SOCK"
 	assert_line --regexp '^error 90 the request is longer than 1024 bytes'
 	# A newline in the request never reaches the log as a line of its own.
 	run client_as "$TEST_USER" -m $'raise 2\nmemfd-noexec serve: forged' -p "$CPID" "$SOCK"
-	assert_line --regexp '^error 22 the request "raise 2\\x0amemfd-noexec serve: forged" is not exactly'
+	assert_line --regexp '^error 22 the request "raise 2\\nmemfd-noexec serve: forged" is not exactly'
 	with_output "$(cat "$T/log")" refute_line --regexp '^memfd-noexec serve: forged'
 
 	[ "$(ns_level "$CPID")" = "$HOST_LEVEL_BEFORE" ]
@@ -544,9 +544,9 @@ still_serving() {
 	run timeout 10 "$MEMFD_NOEXEC" serve --socket "$T/$(printf '%*s' 120 '' | tr ' ' x)"
 	assert_failure 2
 	assert_output --partial "invalid --socket"
-	run timeout 10 env MEMFD_NOEXEC_SERVE_FEATURES=-bogus "$MEMFD_NOEXEC" serve --socket "$SOCK"
+	run timeout 10 env MEMFD_TOOLKIT_FEATURES=-bogus "$MEMFD_NOEXEC" serve --socket "$SOCK"
 	assert_failure 2
-	assert_output --partial "invalid MEMFD_NOEXEC_SERVE_FEATURES item '-bogus'"
+	assert_output --partial "Refusing MEMFD_TOOLKIT_FEATURES=-bogus: '-bogus' is not one of"
 	[ ! -e "$SOCK" ]
 	run "$MEMFD_NOEXEC" serve --help
 	assert_success
@@ -629,7 +629,7 @@ still_serving() {
 	local silent=$! i
 	# The 65th and later are refused at once; the first 64 wait.
 	for i in $(seq 100); do
-		[ "$(grep -c 'too many connections' "$T/log")" -ge 6 ] && break
+		[ "$(grep -c 'connections without a request' "$T/log")" -ge 6 ] && break
 		sleep 0.02
 	done
 	# Meanwhile another uid is served, without waiting for them.
@@ -639,7 +639,7 @@ still_serving() {
 	run client_as "$TEST_USER2" -p "$CPID" "$SOCK"
 	assert_line --regexp '^ok 2$'
 	wait "$silent"
-	[ "$(grep -c "^error 11 uid $(id -u "$TEST_USER") has too many connections without a request" "$T/silent")" -eq 6 ]
+	[ "$(grep -c "^error 16 the service is busy for user $(id -u "$TEST_USER"): it has 64 connections without a request; send the request right after connecting$" "$T/silent")" -eq 6 ]
 	[ "$(grep -c '^error 110 no request within 1000 ms$' "$T/silent")" -eq 64 ]
 	stop_service
 }
@@ -686,7 +686,7 @@ still_serving() {
 	# The flood itself: at most SERVE_MAX_QUEUED_PER_UID (64) of its
 	# requests wait at once; the others are refused at once, and say why.
 	with_output "$(sort "$T"/flood.* | uniq -c)" \
-		assert_line --regexp "^ +[0-9]+ error 11 uid $(id -u "$TEST_USER") has 64 requests waiting for their turn already; wait for their answers before sending more$"
+		assert_line --regexp "^ +[0-9]+ error 16 the service is busy for user $(id -u "$TEST_USER"): 64 requests of that user wait for their turn already; try again when they are answered$"
 	with_output "$(sort "$T"/flood.* | uniq -c)" \
 		assert_line --regexp '^ +[0-9]+ kept 2$'
 	still_serving "$TEST_USER2"
@@ -821,13 +821,14 @@ activate() {
 @test "serve: without SO_PEERPIDFD and PIDFD_GET_PID_NAMESPACE (the fallbacks)" {
 	requires_users || return 1
 	requires_host_below_2 || return 1
-	MEMFD_NOEXEC_DEBUG=1 MEMFD_NOEXEC_SERVE_FEATURES=-so_peerpidfd,-pidfd_get_pid_namespace \
+	MEMFD_NOEXEC_DEBUG=1 MEMFD_TOOLKIT_FEATURES=-so_peerpidfd,-pidfd_get_pid_namespace \
 		start_service
 	start_container "$TEST_USER"
 	run client_as "$TEST_USER" -p "$CPID" "$SOCK"
 	assert_line --regexp '^ok 2$'
-	assert_log '^memfd-noexec serve: using pidfd_open for the client$'
-	assert_log '^memfd-noexec serve: using /proc for a PID namespace$'
+	assert_log '^memfd-noexec: using pidfd_open for the client$'
+	assert_log '^memfd-noexec: using /proc for a PID namespace$'
+	assert_log '^memfd-noexec: using /proc for a user namespace$'
 	run client_as "$TEST_USER2" -p "$CPID" "$SOCK"
 	assert_line --regexp "^error 1 the target's PID namespace belongs to a user namespace that another uid created, not the client's uid $(id -u "$TEST_USER2")$"
 	assert_log "refused: .* \(created by uid $(id -u "$TEST_USER")\)$"

@@ -30,7 +30,7 @@
 #include "kernel-features.h"
 #include "service-internal.h"
 
-#define SERVICE_MAX_ACCEPT 256 /* per round, so that timeouts and turns still run */
+#define SERVICE_MAX_ACCEPT 1024 /* per round, so that timeouts and turns still run */
 #define LOG_LINE_MAX 2048
 
 static volatile sig_atomic_t stop_signal;

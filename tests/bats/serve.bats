@@ -11,6 +11,7 @@ load helpers
 MEMFD_NOEXEC="$BUILD_DIR/memfd-noexec/memfd-noexec"
 MEMFDPROBE="$BUILD_DIR/tests/helpers/memfdprobe"
 CLIENT="$BUILD_DIR/tests/helpers/serve-client"
+FLOOD="$BUILD_DIR/tests/helpers/serve-flood"
 # The second unprivileged user, for "user A names user B's container".
 TEST_USER2="${TEST_USER2:-cbtest2}"
 UNITS="$REPO_ROOT/contrib/systemd"
@@ -689,6 +690,38 @@ still_serving() {
 		assert_line --regexp "^ +[0-9]+ error 16 the service is busy for user $(id -u "$TEST_USER"): 64 requests of that user wait for their turn already; try again when they are answered$"
 	with_output "$(sort "$T"/flood.* | uniq -c)" \
 		assert_line --regexp '^ +[0-9]+ kept 2$'
+	still_serving "$TEST_USER2"
+	stop_service
+}
+
+# flood_then_other K: serve-flood's round-4 flood, 3000 requests always in
+# flight from K subordinate uids of $TEST_USER (a user namespace with
+# 65536 uids, mapped by root), then one request of $TEST_USER2, which must
+# be answered in under 2 s.  serve-flood stops by itself (-t) and kills
+# what it started.
+flood_then_other() {
+	local ms
+	run timeout 120 "$FLOOD" -t 100 -k "$1" -n 3000 "$SOCK" "$(id -u "$TEST_USER")" "$(id -u "$TEST_USER2")"
+	assert_success
+	assert_line --regexp "^flood: 3000 requests from $1 subordinate uids of uid $(id -u "$TEST_USER") sent in [0-9]+ ms$"
+	assert_line --regexp "^other: uid $(id -u "$TEST_USER2") answered in [0-9]+ ms: ok 2$"
+	ms="$(sed -n 's/^other: uid [0-9]* answered in \([0-9]*\) ms: .*/\1/p' <<<"$output")"
+	[ "$ms" -lt 2000 ] || fail "another user waited $ms ms behind the flood (at most 2000)"
+	# The flood's requests count against its owner: refused at once as
+	# busy, and logged with the user.
+	assert_log "^memfd-noexec serve: uid [0-9]+ \(user $(id -u "$TEST_USER")\) pid [0-9]+: raise \? pid:\[\?\]: refused: the service is busy for user $(id -u "$TEST_USER"): 64 requests of that user wait for their turn already; try again when they are answered$"
+}
+
+@test "serve: a user's subordinate uids share one quota: another user is answered in under 2 s" {
+	requires_users || return 1
+	requires_host_below_2 || return 1
+	[ -x "$FLOOD" ] || fail "$FLOOD not built"
+	start_service
+	# The round-4 flood: 8 subordinate uids, 3000 requests ahead.
+	flood_then_other 8
+	# 48 subordinate uids: with a quota per uid each of them would stay
+	# within it, so all 3000 requests would wait their turn (minutes).
+	flood_then_other 48
 	still_serving "$TEST_USER2"
 	stop_service
 }

@@ -12,6 +12,7 @@ MEMFD_NOEXEC="$BUILD_DIR/memfd-noexec/memfd-noexec"
 MEMFDPROBE="$BUILD_DIR/tests/helpers/memfdprobe"
 CLIENT="$BUILD_DIR/tests/helpers/serve-client"
 FLOOD="$BUILD_DIR/tests/helpers/serve-flood"
+LIAR="$BUILD_DIR/tests/helpers/lying-service"
 # The second unprivileged user, for "user A names user B's container".
 TEST_USER2="${TEST_USER2:-cbtest2}"
 UNITS="$REPO_ROOT/contrib/systemd"
@@ -847,6 +848,58 @@ activate() {
 	wait_for_socket "$SERVE_PID" "$SOCK"
 	assert_log "listening on $SOCK \(bound\)"
 	stop_service
+}
+
+# ---- a lying service ----------------------------------------------------------
+
+# hook_with_service SERVICE...: in a private mount namespace with a tmpfs on
+# /run, SERVICE... listens on the default socket (the clients always ask
+# there), and $TEST_USER's `memfd-noexec hook` asks it for the user's
+# container $CPID (annotation 2).  Prints the hook's output, then "hook
+# exit N" and "level N" (read as root afterwards).
+hook_with_service() {
+	local bundle="$T/bundle"
+	mkdir -p "$bundle"
+	printf '%s\n' '{"ociVersion":"1.0.2","process":{"args":["sh"],"capabilities":{"bounding":["CAP_KILL"]}},"annotations":{"memfd_noexec":"2"}}' >"$bundle/config.json"
+	chmod -R a+rX "$bundle"
+	printf '{"ociVersion":"1.0.2","id":"bats","status":"creating","pid":%s,"bundle":"%s","annotations":{}}\n' \
+		"$CPID" "$bundle" >"$T/state.json"
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	unshare --mount --propagation private -- bash -c '
+		mount -t tmpfs -o mode=0755 tmpfs /run || exit 1
+		"$@" 2>"$T/service.log" 3>&- &
+		svc=$!
+		for _ in $(seq 100); do
+			[ -S /run/memfd-noexec.sock ] && grep -q listening "$T/service.log" && break
+			sleep 0.05
+		done
+		setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --inh-caps=-all -- \
+			"$U_MEMFD_NOEXEC" hook <"$T/state.json" 2>&1
+		echo "hook exit $?"
+		echo "level $(nsenter --target "$CPID" --pid -- cat /proc/sys/vm/memfd_noexec)"
+		kill -TERM "$svc"
+		wait "$svc"' bash "$@"
+}
+
+@test "serve: a rootless hook reads the level back: a service that says ok without raising is not believed" {
+	requires_users || return 1
+	requires_host_below_2 || return 1
+	[ -x "$LIAR" ] || fail "$LIAR not built"
+	export T TEST_USER U_MEMFD_NOEXEC CPID
+	start_container "$TEST_USER"
+	run hook_with_service "$LIAR" /run/memfd-noexec.sock "ok 2"
+	assert_line "hook exit 1"
+	assert_line "level $HOST_LEVEL_BEFORE"
+	assert_output --regexp "memfd-noexec hook: Failed to set vm.memfd_noexec=2 in the PID namespace of process [0-9]+: the memfd-noexec service answered 2, but it reads $HOST_LEVEL_BEFORE \(too low\); refusing to go on\."
+	grep -q 'lying-service: answered "ok 2" (1)' "$T/service.log"
+	# "kept 2" is no better.
+	run hook_with_service "$LIAR" /run/memfd-noexec.sock "kept 2"
+	assert_line "hook exit 1"
+	assert_line "level $HOST_LEVEL_BEFORE"
+	# The real service, on the same path, raises it: the hook succeeds.
+	run hook_with_service "$MEMFD_NOEXEC" serve
+	assert_line "hook exit 0"
+	assert_line "level 2"
 }
 
 # ---- fallbacks and deployment ------------------------------------------------

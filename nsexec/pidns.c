@@ -63,15 +63,18 @@ int nsexec_ns_id_self(struct nsexec_ns_id *ret)
 	return r;
 }
 
-bool nsexec_procfs_is_ours(void)
+int nsexec_procfs_is_ours(void)
 {
 	char buf[32];
 	ssize_t n;
 	int v;
 
 	n = readlink("/proc/self", buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return false;
+	if (n < 0)
+		/* ENOENT: a procfs of a PID namespace that does not hold us. */
+		return errno == ENOENT ? 0 : negative_errno();
+	if (n == 0)
+		return 0;
 	buf[n] = '\0';
 	return mt_parse_int(buf, PID_MAX_LIMIT, &v, NULL) == 0 && v == (int)getpid();
 }
@@ -94,11 +97,11 @@ bool nsexec_ns_id_is_initial_user(const struct nsexec_ns_id *id)
 /* Opens /proc/<pid>; the caller re-checks the pidfd after reading. */
 static int open_proc_pid(pid_t pid)
 {
+	int r = nsexec_procfs_is_ours(), fd;
 	char path[32];
-	int fd;
 
-	if (!nsexec_procfs_is_ours())
-		return -EOPNOTSUPP;
+	if (r <= 0)
+		return r < 0 ? r : -EOPNOTSUPP;
 	(void)snprintf(path, sizeof(path), "/proc/%d", (int)pid);
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)

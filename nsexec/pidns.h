@@ -17,12 +17,12 @@
 #include "nsexec-ns.h"
 
 /*
- * True if /proc shows this process under its own PID, i.e. the procfs
- * mount belongs to the caller's active PID namespace, so /proc/<pid> names
- * the process that <pid> names for the caller.  After a bare
- * `unshare --pid --fork` it does not.
+ * 1 if /proc shows this process under its own PID, i.e. the procfs mount
+ * belongs to the caller's active PID namespace, so /proc/<pid> names the
+ * process that <pid> names for the caller; 0 if not (after a bare
+ * `unshare --pid --fork`); -errno if /proc/self cannot be read.
  */
-bool nsexec_procfs_is_ours(void);
+int nsexec_procfs_is_ours(void);
 
 /*
  * About process pid, through /proc (which must be ours), checked against

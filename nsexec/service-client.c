@@ -115,6 +115,11 @@ int nsexec_service_raise(const char *socket_path, int pidfd, int level, int *ret
 	if (r < 0 && r != -EPIPE && r != -ECONNRESET)
 		return r;
 	n = recv(fd, msg, sizeof(msg) - 1, MSG_CMSG_CLOEXEC);
+	/* ECONNRESET: the service closed with our request unread (it
+	 * answered before reading it); its answer is still queued behind
+	 * that error, which this recv() has cleared. */
+	if (n < 0 && errno == ECONNRESET)
+		n = recv(fd, msg, sizeof(msg) - 1, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
 	if (r < 0 && n <= 0)
 		return r; /* no answer after all: the send's error */
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))

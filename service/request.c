@@ -108,7 +108,7 @@ int check_request(const struct request *q, struct outcome *o, struct mt_error **
 	return 0;
 }
 
-void send_reply(int fd, int r, const struct outcome *o, const struct mt_error *e)
+int send_reply(int fd, int r, const struct outcome *o, const struct mt_error *e)
 {
 	char buf[NSEXEC_SERVICE_MESSAGE_MAX];
 	int n;
@@ -118,10 +118,12 @@ void send_reply(int fd, int r, const struct outcome *o, const struct mt_error *e
 	else
 		n = snprintf(buf, sizeof(buf), "error %d %s", -r, mt_error_message(e));
 	if (n < 0)
-		return;
+		return -EINVAL;
 	if ((size_t)n >= sizeof(buf))
 		n = sizeof(buf) - 1;
-	(void)send(fd, buf, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL);
+	if (send(fd, buf, (size_t)n, MSG_DONTWAIT | MSG_NOSIGNAL) < 0)
+		return negative_errno();
+	return 0;
 }
 
 void log_request(const struct server *s, const struct conn *c, int r, const struct outcome *o,

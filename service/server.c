@@ -68,12 +68,32 @@ static bool in_table(const struct server *s, const struct conn *c)
 	return c >= s->held && c < s->held + SERVICE_MAX_HELD;
 }
 
+/* Reads and drops what c sent that we did not read (a request answered
+ * before it was read: busy), so that closing c does not make the client's
+ * recv() fail with ECONNRESET before it sees our answer. */
+static void conn_drain(int fd)
+{
+	for (int i = 0; i < 4; i++) {
+		struct request q = {};
+
+		if (recv_request(fd, &q) < 0)
+			break;
+		for (size_t k = 0; k < q.n_fds; k++)
+			q.fds[k] = safe_close(q.fds[k]);
+	}
+}
+
 /* Sends the reply, logs it, closes c and frees its slot. */
 static void conn_answer(const struct server *s, struct conn *c, int r, const struct outcome *o,
 			const struct mt_error *e)
 {
-	send_reply(c->fd, r, o, e);
+	int sent = send_reply(c->fd, r, o, e);
+
 	log_request(s, c, r, o, e);
+	if (sent < 0)
+		service_log(s, SERVICE_LOG_INFO, "Failed to send the answer to uid %u pid %d: %s",
+			    (unsigned)c->uid, (int)c->pid, strerror(-sent));
+	conn_drain(c->fd);
 	c->fd = safe_close(c->fd);
 	c->pidfd = safe_close(c->pidfd);
 	request_free(c->queued);

@@ -90,7 +90,8 @@ int recv_request(int fd, struct request *q);
 void request_free(struct request *q);
 /* The request's form: "raise N" and exactly one fd; sets o->level. */
 int check_request(const struct request *q, struct outcome *o, struct mt_error **e);
-void send_reply(int fd, int r, const struct outcome *o, const struct mt_error *e);
+/* 0, or -errno of send() (the client has gone: EPIPE, ECONNRESET). */
+int send_reply(int fd, int r, const struct outcome *o, const struct mt_error *e);
 void log_request(const struct server *s, const struct conn *c, int r, const struct outcome *o,
 		 const struct mt_error *e);
 

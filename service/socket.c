@@ -165,13 +165,27 @@ int open_socket(const struct service_config *cfg, struct service_socket *s, stru
 	return listen_path(cfg->socket_path ? cfg->socket_path : NSEXEC_SERVICE_SOCKET, s, e);
 }
 
-/* Removes the socket we bound, if it is still the one we bound. */
+/* Removes the socket we bound, if it is still the one we bound; says so
+ * when it cannot, so that a socket left behind is never silent. */
 void close_socket(const struct server *srv, struct service_socket *s)
 {
 	struct stat st;
 
-	if (s->path && lstat(s->path, &st) == 0 && st.st_dev == s->dev && st.st_ino == s->ino &&
-	    unlink(s->path) == 0)
+	if (!s->path) {
+		/* systemd's socket: systemd removes it (RemoveOnStop=). */
+	} else if (lstat(s->path, &st) < 0) {
+		service_log(
+			srv, SERVICE_LOG_INFO,
+			"Failed to look at %s before removing it: %s; remove it if it is still there",
+			s->path, strerror(errno));
+	} else if (st.st_dev != s->dev || st.st_ino != s->ino) {
+		service_log(srv, SERVICE_LOG_INFO, "left %s: it is no longer the socket we bound",
+			    s->path);
+	} else if (unlink(s->path) < 0) {
+		service_log(srv, SERVICE_LOG_INFO, "Failed to remove %s: %s; remove it by hand",
+			    s->path, strerror(errno));
+	} else {
 		service_log(srv, SERVICE_LOG_INFO, "removed %s", s->path);
+	}
 	s->fd = safe_close(s->fd);
 }

@@ -160,6 +160,10 @@ static int print_reply(int fd)
 	ssize_t n;
 
 	n = recv(fd, reply, sizeof(reply) - 1, 0);
+	/* ECONNRESET: the service closed with the request unread; its
+	 * reply is still queued behind that error. */
+	if (n < 0 && errno == ECONNRESET)
+		n = recv(fd, reply, sizeof(reply) - 1, MSG_DONTWAIT);
 	if (n < 0)
 		fail(1, "recv");
 	if (n == 0) {

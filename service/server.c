@@ -53,6 +53,11 @@ void service_log(const struct server *s, enum service_log_kind kind, const char 
 	s->cfg->log(kind, line, s->cfg->log_userdata);
 }
 
+static int request_timeout(const struct server *s)
+{
+	return s->cfg->request_timeout_ms > 0 ? s->cfg->request_timeout_ms : SERVICE_TIMEOUT_MS;
+}
+
 static long long now_ms(void)
 {
 	struct timespec ts;
@@ -196,7 +201,7 @@ static void hold_silent(struct server *s, struct conn *c)
 	if (!slot)
 		conn_refuse(
 			s, c, -EBUSY,
-			"the service is busy: %d connections are waiting already; try again in a moment",
+			"the service is busy: all %d places for requests are taken; try again in a moment",
 			SERVICE_MAX_HELD);
 	else if (held_count(s, &c->user, false) >= SERVICE_MAX_SILENT_PER_USER)
 		conn_refuse(
@@ -218,7 +223,7 @@ static void hold_queued(struct server *s, struct conn *c, struct request *q)
 	if (!slot)
 		conn_refuse(
 			s, c, -EBUSY,
-			"the service is busy: %d requests are waiting already; try again in a moment",
+			"the service is busy: all %d places for requests are taken; try again in a moment",
 			SERVICE_MAX_HELD);
 	else if (held_count(s, &c->user, true) >= SERVICE_MAX_QUEUED_PER_USER)
 		conn_refuse(
@@ -249,7 +254,7 @@ static void conn_arrived(struct server *s, struct conn *c)
 	}
 	r = conn_receive(s, c, &q);
 	if (r == -EAGAIN && c->deadline == 0) {
-		c->deadline = now_ms() + SERVICE_TIMEOUT_MS;
+		c->deadline = now_ms() + request_timeout(s);
 		hold_silent(s, c);
 	} else if (r > 0) {
 		hold_queued(s, c, q);
@@ -362,7 +367,7 @@ static size_t build_pollset(struct server *s, struct pollfd *pfd, struct conn **
 		}
 		if (c->deadline <= now) {
 			conn_refuse(s, c, -ETIMEDOUT, "no request within %d ms",
-				    SERVICE_TIMEOUT_MS);
+				    request_timeout(s));
 			continue;
 		}
 		if (c->deadline < wake)

@@ -40,7 +40,7 @@
 
 #include "errors.h"
 
-#define SERVICE_TIMEOUT_MS 1000 /* for a connection's request */
+#define SERVICE_TIMEOUT_MS 1000 /* for a connection's request, by default */
 #define SERVICE_MAX_HELD 512	/* connections held at once */
 #define SERVICE_MAX_SILENT_PER_USER 64
 #define SERVICE_MAX_QUEUED_PER_USER 64
@@ -66,6 +66,9 @@ struct service_config {
 	/* For tests: false turns SO_PEERPIDFD (6.5), or the pidfd
 	 * namespace ioctls (6.11), off, so that the fallbacks run. */
 	bool use_peerpidfd, use_pidfd_ns;
+	/* How long a connection may stay without a request, in ms (tests
+	 * lengthen it to hold a full table); 0: SERVICE_TIMEOUT_MS. */
+	int request_timeout_ms;
 	service_log_fn log; /* NULL: silent */
 	void *log_userdata;
 };

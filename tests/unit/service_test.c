@@ -21,7 +21,9 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
+#include <dirent.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -35,6 +37,8 @@
 #define NOBODY 65534
 #define SUB_BASE 3100000UL
 #define INITIAL_REFUSED "error 1 the target is in the initial PID namespace"
+#define BUSY_FULL \
+	"error 16 the service is busy: all 512 places for requests are taken; try again in a moment"
 
 static bool in_ci(void)
 {
@@ -201,11 +205,28 @@ static void log_to_fd(enum service_log_kind kind, const char *line, void *userda
 	dprintf(*(int *)userdata, "%s\n", line);
 }
 
-/* Sends msg (with fd attached if >= 0) to the service at path; the reply
- * in buf. */
-static int ask(const char *path, const char *msg, int fd, char *buf, size_t size)
+/* connect() to path, again while the service has bound it but does not
+ * listen yet (ECONNREFUSED), for up to 5 s. */
+static int connect_retry(int s, const char *path)
 {
 	struct sockaddr_un sa = {.sun_family = AF_UNIX};
+
+	strncpy(sa.sun_path, path, sizeof(sa.sun_path) - 1);
+	for (int i = 0; i < 500; i++) {
+		if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+			return 0;
+		if (errno != ECONNREFUSED && errno != ENOENT)
+			return -errno;
+		usleep(10000);
+	}
+	return -ETIMEDOUT;
+}
+
+/* Sends msg (with fd attached if >= 0) to the service at path; the reply
+ * in buf. */
+static int ask(const char *path, const char *msg, int fd, char *buf, size_t size, int timeout_s)
+{
+	struct timeval tv = {.tv_sec = timeout_s};
 	_cleanup_close_ int s = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
 	char cbuf[CMSG_SPACE(sizeof(int))] = {};
 	struct iovec iov = {.iov_base = (void *)msg, .iov_len = strlen(msg)};
@@ -214,9 +235,9 @@ static int ask(const char *path, const char *msg, int fd, char *buf, size_t size
 
 	if (s < 0)
 		return -errno;
-	strncpy(sa.sun_path, path, sizeof(sa.sun_path) - 1);
-	if (connect(s, (struct sockaddr *)&sa, sizeof(sa)) < 0)
-		return -errno;
+	(void)setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect_retry(s, path) < 0)
+		return -ECONNREFUSED;
 	if (fd >= 0) {
 		struct cmsghdr *cm;
 
@@ -228,12 +249,128 @@ static int ask(const char *path, const char *msg, int fd, char *buf, size_t size
 		cm->cmsg_len = CMSG_LEN(sizeof(int));
 		memcpy(CMSG_DATA(cm), &fd, sizeof(int));
 	}
-	if (sendmsg(s, &mh, MSG_NOSIGNAL) < 0)
+	if (sendmsg(s, &mh, MSG_NOSIGNAL) < 0 && errno != EPIPE && errno != ECONNRESET)
 		return -errno;
 	n = recv(s, buf, size - 1, 0);
+	if (n < 0 && errno == ECONNRESET)
+		n = recv(s, buf, size - 1, MSG_DONTWAIT);
 	if (n < 0)
 		return -errno;
 	buf[n] = '\0';
+	return 0;
+}
+
+/* service_run() in a child on DIR/sock, logging to DIR/log, with the
+ * request timeout ms (0: the default); its PID once it listens. */
+static pid_t start_service(const char *dir, int timeout_ms, int logfd)
+{
+	char path[64];
+	pid_t pid;
+
+	(void)snprintf(path, sizeof(path), "%s/sock", dir);
+	pid = fork();
+	if (pid == 0) {
+		_cleanup_error_ struct mt_error *e = NULL;
+		struct service_config cfg;
+		int r;
+
+		service_config_init(&cfg);
+		cfg.socket_path = path;
+		cfg.request_timeout_ms = timeout_ms;
+		cfg.log = log_to_fd;
+		cfg.log_userdata = &logfd;
+		r = service_run(&cfg, &e);
+		if (r < 0)
+			dprintf(logfd, "service_run: %s\n", mt_error_message(e));
+		_exit(r == SIGTERM ? 0 : 1);
+	}
+	for (int i = 0; i < 500 && access(path, F_OK) < 0; i++)
+		usleep(10000);
+	return pid;
+}
+
+/*
+ * The table full (8 users with 64 silent connections each, held for 30
+ * s), another client is still accepted and told at once that the service
+ * is busy, instead of waiting in the listen backlog for a place.
+ */
+static int case_run_full_table_busy_at_once(void)
+{
+	char dir[] = "/tmp/service-test.XXXXXX", path[64], logp[64], reply[1100] = "";
+	_cleanup_close_ int self = missing_pidfd_open(getpid(), 0), logfd = -EBADF;
+	int hold[2], ready[2], r = 0;
+	pid_t pid, users[8];
+	char c;
+
+	if (!mkdtemp(dir))
+		FAIL("mkdtemp: %s", strerror(errno));
+	(void)chmod(dir, 0755);
+	(void)snprintf(path, sizeof(path), "%s/sock", dir);
+	(void)snprintf(logp, sizeof(logp), "%s/log", dir);
+	logfd = open(logp, O_RDWR | O_CREAT | O_CLOEXEC | O_APPEND, 0600);
+	pid = start_service(dir, 30000, logfd);
+	/* (after the service's fork, so that it holds no end of them) */
+	if (pipe2(hold, O_CLOEXEC) < 0 || pipe2(ready, O_CLOEXEC) < 0)
+		FAIL("pipe2: %s", strerror(errno));
+	for (int u = 0; u < 8; u++) {
+		users[u] = fork();
+		if (users[u] == 0) {
+			uid_t uid = 3200001 + (uid_t)u;
+			int fds[SERVICE_MAX_SILENT_PER_USER];
+
+			if (setgroups(0, NULL) < 0 || setresgid(uid, uid, uid) < 0 ||
+			    setresuid(uid, uid, uid) < 0)
+				_exit(1);
+			for (int i = 0; i < SERVICE_MAX_SILENT_PER_USER; i++) {
+				struct sockaddr_un sa = {.sun_family = AF_UNIX};
+
+				fds[i] = socket(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+				strncpy(sa.sun_path, path, sizeof(sa.sun_path) - 1);
+				if (fds[i] < 0 ||
+				    connect(fds[i], (struct sockaddr *)&sa, sizeof(sa)) < 0)
+					_exit(1);
+			}
+			if (write(ready[1], "x", 1) != 1)
+				_exit(1);
+			(void)close(hold[1]);
+			(void)read(hold[0], &c, 1);
+			_exit(0);
+		}
+	}
+	(void)close(hold[0]);
+	(void)close(ready[1]); /* a user that fails: read() sees the end */
+	for (int u = 0; u < 8; u++)
+		if (read(ready[0], &c, 1) != 1)
+			r = 1;
+	(void)close(ready[0]);
+	/* The service has held every one of them once it has 2 fds each. */
+	for (int i = 0; i < 500 && r == 0; i++) {
+		char fdd[64];
+		DIR *d;
+		int n = 0;
+
+		(void)snprintf(fdd, sizeof(fdd), "/proc/%d/fd", (int)pid);
+		d = opendir(fdd);
+		while (d && readdir(d))
+			n++;
+		if (d)
+			(void)closedir(d);
+		if (n >= 2 * SERVICE_MAX_HELD)
+			break;
+		usleep(10000);
+	}
+	if (r == 0 && (ask(path, "raise 2", self, reply, sizeof(reply), 5) < 0 ||
+		       strcmp(reply, BUSY_FULL) != 0))
+		r = 2;
+	(void)close(hold[1]);
+	for (int u = 0; u < 8; u++)
+		(void)waitpid(users[u], NULL, 0);
+	(void)kill(pid, SIGTERM);
+	(void)waitpid(pid, NULL, 0);
+	(void)unlink(logp);
+	(void)rmdir(dir);
+	if (r != 0)
+		FAIL("step %d: the reply to a client while the table is full: '%s'", r, reply);
 	return 0;
 }
 
@@ -250,28 +387,13 @@ static int case_run_answers_and_stops(void)
 	(void)snprintf(path, sizeof(path), "%s/sock", dir);
 	(void)snprintf(logp, sizeof(logp), "%s/log", dir);
 	logfd = open(logp, O_RDWR | O_CREAT | O_CLOEXEC | O_APPEND, 0600);
-	pid = fork();
-	if (pid == 0) {
-		_cleanup_error_ struct mt_error *e = NULL;
-		struct service_config cfg;
-
-		service_config_init(&cfg);
-		cfg.socket_path = path;
-		cfg.log = log_to_fd;
-		cfg.log_userdata = &logfd;
-		r = service_run(&cfg, &e);
-		if (r < 0)
-			dprintf(logfd, "service_run: %s\n", mt_error_message(e));
-		_exit(r == SIGTERM ? 0 : 1);
-	}
-	for (int i = 0; i < 200 && access(path, F_OK) < 0; i++)
-		usleep(10000);
-	if (ask(path, "lower 0", -1, reply, sizeof(reply)) < 0 ||
+	pid = start_service(dir, 0, logfd);
+	if (ask(path, "lower 0", -1, reply, sizeof(reply), 10) < 0 ||
 	    strcmp(reply,
 		   "error 22 the request \"lower 0\" is not exactly \"raise 0\", \"raise 1\" or \"raise 2\"") !=
 		    0)
 		r = 1;
-	else if (ask(path, "raise 2", self, reply, sizeof(reply)) < 0 ||
+	else if (ask(path, "raise 2", self, reply, sizeof(reply), 10) < 0 ||
 		 strncmp(reply, INITIAL_REFUSED, strlen(INITIAL_REFUSED)) != 0)
 		r = 2;
 	(void)kill(pid, SIGTERM);
@@ -299,6 +421,7 @@ static const struct unit_case cases[] = {
 	{"user_exited", case_user_exited},
 	{"run_bad_socket", case_run_bad_socket},
 	{"run_answers_and_stops", case_run_answers_and_stops},
+	{"run_full_table_busy_at_once", case_run_full_table_busy_at_once},
 };
 
 int main(int argc, char *argv[])

@@ -65,7 +65,9 @@ int client_allowed(const struct service_config *cfg, const struct conn *c)
  * call, the pidfd names another process, whose PID namespace then stands
  * for the client's in rules 1 and 2.  Rule 3 still holds, since it uses
  * the uid the kernel recorded at connect(): a client can still only raise
- * namespaces that its own uid created.
+ * namespaces that its own uid created.  The user it counts against may
+ * then be the other process's too: that race costs fairness, never a
+ * wrong raise.
  */
 static int client_pidfd(const struct server *s, const struct conn *c)
 {

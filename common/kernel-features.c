@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include "kernel-features.h"
@@ -23,6 +25,8 @@ static const struct {
 	{"o_tmpfile", offsetof(struct mt_features, o_tmpfile)},
 	{"execveat", offsetof(struct mt_features, execveat)},
 	{"fsopen", offsetof(struct mt_features, fsopen)},
+	{"so_peerpidfd", offsetof(struct mt_features, so_peerpidfd)},
+	{"pidfd_get_pid_namespace", offsetof(struct mt_features, pidfd_get_pid_namespace)},
 };
 
 const size_t mt_features_count = ELEMENTSOF(table);
@@ -89,6 +93,31 @@ static void probe_memfd(struct mt_features *f)
 		f->seal_exec = true;
 }
 
+/* Unknown socket option: ENOPROTOOPT (before 6.5). */
+static bool probe_so_peerpidfd(void)
+{
+	_cleanup_close_ int a = -EBADF, b = -EBADF, pidfd = -EBADF;
+	socklen_t len = sizeof(pidfd);
+	int sv[2];
+
+	if (socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, sv) < 0)
+		return false;
+	a = sv[0];
+	b = sv[1];
+	return getsockopt(a, SOL_SOCKET, SO_PEERPIDFD, &pidfd, &len) == 0;
+}
+
+/* Unknown ioctl on a pidfd: ENOTTY (before 6.11). */
+static bool probe_pidfd_ns(void)
+{
+	_cleanup_close_ int pidfd = missing_pidfd_open(getpid(), 0), ns = -EBADF;
+
+	if (pidfd < 0)
+		return false;
+	ns = ioctl(pidfd, PIDFD_GET_PID_NAMESPACE, 0);
+	return ns >= 0;
+}
+
 void mt_features_probe(struct mt_features *ret)
 {
 	static struct mt_features cache;
@@ -107,6 +136,8 @@ void mt_features_probe(struct mt_features *ret)
 		/* No such filesystem: ENODEV, or EPERM without privilege. */
 		(void)missing_fsopen("", FSOPEN_CLOEXEC);
 		f.fsopen = errno != ENOSYS;
+		f.so_peerpidfd = probe_so_peerpidfd();
+		f.pidfd_get_pid_namespace = probe_pidfd_ns();
 		cache = f;
 		cached = true;
 	}

@@ -21,13 +21,17 @@ struct mt_features {
 			    * /run (3.11) */
 	bool execveat;	   /* execveat(2) exists (3.19) */
 	bool fsopen;	   /* the new mount API, fsopen(2) and kin (5.2) */
+	/* getsockopt(SO_PEERPIDFD) on a Unix socket (6.5) */
+	bool so_peerpidfd;
+	/* the pidfd namespace ioctls, PIDFD_GET_PID_NAMESPACE and kin (6.11) */
+	bool pidfd_get_pid_namespace;
 };
 
 /*
  * Fills *ret.  Probed once per process and cached; never fails (a feature
  * that cannot be probed counts as absent).  Probing creates and closes a
- * few memfds and O_TMPFILE files, and never triggers the kernel's
- * MFD_EXEC refusal log line.
+ * few memfds and O_TMPFILE files, a socket pair and a pidfd of itself, and
+ * never triggers the kernel's MFD_EXEC refusal log line.
  */
 void mt_features_probe(struct mt_features *ret);
 

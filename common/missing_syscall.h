@@ -189,6 +189,9 @@ static inline int missing_fsmount(int fd, unsigned int flags, unsigned int attr_
 #ifndef PIDFD_GET_PID_NAMESPACE
 #define PIDFD_GET_PID_NAMESPACE 0xff05 /* _IO(0xff, 5), 6.11; linux/pidfd.h */
 #endif
+#ifndef PIDFD_GET_USER_NAMESPACE
+#define PIDFD_GET_USER_NAMESPACE 0xff09 /* _IO(0xff, 9), 6.11; linux/pidfd.h */
+#endif
 
 /* pidfd_open(2), 5.3; -1 with errno, ENOSYS where the headers lack it. */
 static inline int missing_pidfd_open(pid_t pid, unsigned int flags)

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * memfd-noexec serve: the service of service.h, which raises
- * vm.memfd_noexec for rootless containers (issue 11).
+ * memfd-noexec serve: runs the service of nsexec/service.h (the daemon is
+ * service/, memfd-service.h), which raises vm.memfd_noexec for rootless
+ * containers.
  *
  *   memfd-noexec serve [--socket PATH] [--allow-user USER]...
  *                      [--allow-group GROUP]...
@@ -11,29 +12,25 @@
  * binds at PATH (default NSEXEC_SERVICE_SOCKET, mode 0666), which it
  * removes again on SIGTERM or SIGINT.  Another PATH is for tests and
  * private setups only: the clients (the patched runc's nsexec, the hook)
- * always ask at NSEXEC_SERVICE_SOCKET.  For each request it raises, and
- * never lowers, the level of a PID namespace that lies strictly below the
- * client's own and whose owning user namespace the client's uid created.
- * One line per request goes to stderr:
+ * always ask at NSEXEC_SERVICE_SOCKET.  One line per request goes to
+ * stderr:
  *
- *   memfd-noexec serve: uid U pid P: raise N pid:[INO]: ok|kept|refused: ...
- *
- * See serve.c for each check.
+ *   memfd-noexec serve: uid U[ (user K)] pid P: raise N pid:[INO]: ok|kept|refused: ...
  */
-#ifndef NSEXEC_SERVE_H
-#define NSEXEC_SERVE_H
+#ifndef MEMFD_NOEXEC_SERVE_H
+#define MEMFD_NOEXEC_SERVE_H
 
 #include <stdio.h>
 
 /*
  * The `serve` command of memfd-noexec; argv[0] is "serve".  Returns the
  * exit status: 0 after SIGTERM or SIGINT, 1 when it cannot start (not
- * global root, the socket cannot be made, an unknown user or group), 2 on
- * bad usage.
+ * global root, the socket cannot be made) or fails, 2 on bad usage (also
+ * an unknown user or group).
  */
-int nsexec_serve_main(int argc, char *argv[]);
+int verb_serve(int argc, char *argv[]);
 
-/* Its usage text, for memfd-noexec's --help. */
-void nsexec_serve_usage(FILE *f);
+/* Its usage text. */
+void verb_serve_usage(FILE *f);
 
 #endif

@@ -24,6 +24,8 @@
 #define PID_MAX_LIMIT 4194304
 /* PID namespaces nest 32 deep at most (MAX_PID_NS_LEVEL). */
 #define PIDNS_MAX_DEPTH 40
+/* User namespaces nest 32 deep at most too. */
+#define USERNS_MAX_DEPTH 40
 
 int nsexec_ns_id_of_fd(int fd, struct nsexec_ns_id *ret)
 {
@@ -61,15 +63,18 @@ int nsexec_ns_id_self(struct nsexec_ns_id *ret)
 	return r;
 }
 
-bool nsexec_procfs_is_ours(void)
+int nsexec_procfs_is_ours(void)
 {
 	char buf[32];
 	ssize_t n;
 	int v;
 
 	n = readlink("/proc/self", buf, sizeof(buf) - 1);
-	if (n <= 0)
-		return false;
+	if (n < 0)
+		/* ENOENT: a procfs of a PID namespace that does not hold us. */
+		return errno == ENOENT ? 0 : negative_errno();
+	if (n == 0)
+		return 0;
 	buf[n] = '\0';
 	return mt_parse_int(buf, PID_MAX_LIMIT, &v, NULL) == 0 && v == (int)getpid();
 }
@@ -92,11 +97,11 @@ bool nsexec_ns_id_is_initial_user(const struct nsexec_ns_id *id)
 /* Opens /proc/<pid>; the caller re-checks the pidfd after reading. */
 static int open_proc_pid(pid_t pid)
 {
+	int r = nsexec_procfs_is_ours(), fd;
 	char path[32];
-	int fd;
 
-	if (!nsexec_procfs_is_ours())
-		return -EOPNOTSUPP;
+	if (r <= 0)
+		return r < 0 ? r : -EOPNOTSUPP;
 	(void)snprintf(path, sizeof(path), "/proc/%d", (int)pid);
 	fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0)
@@ -111,13 +116,16 @@ static int still_alive(int pidfd)
 	return 0;
 }
 
-int nsexec_pidns_of_pidfd(int pidfd, pid_t pid, bool use_ioctl, bool *ret_by_proc)
+/* The namespace "name" ("pid", "user") of pidfd's process: see nsexec-ns.h. */
+static int ns_of_pidfd(int pidfd, pid_t pid, bool use_ioctl, unsigned long request,
+		       const char *name, bool *ret_by_proc)
 {
 	_cleanup_close_ int dfd = -EBADF, fd = -EBADF;
+	char path[16];
 	int r;
 
 	if (use_ioctl && pidfd >= 0) {
-		fd = ioctl(pidfd, PIDFD_GET_PID_NAMESPACE, 0);
+		fd = ioctl(pidfd, request, 0);
 		if (fd < 0 && errno != ENOTTY && errno != EINVAL)
 			return negative_errno();
 	}
@@ -127,7 +135,8 @@ int nsexec_pidns_of_pidfd(int pidfd, pid_t pid, bool use_ioctl, bool *ret_by_pro
 		dfd = open_proc_pid(pid);
 		if (dfd < 0)
 			return dfd;
-		fd = openat(dfd, "ns/pid", O_RDONLY | O_CLOEXEC);
+		(void)snprintf(path, sizeof(path), "ns/%s", name);
+		fd = openat(dfd, path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0) /* ENOENT: it is exiting, its namespaces gone */
 			return errno == ENOENT ? -ESRCH : negative_errno();
 		r = still_alive(pidfd);
@@ -137,6 +146,16 @@ int nsexec_pidns_of_pidfd(int pidfd, pid_t pid, bool use_ioctl, bool *ret_by_pro
 	if (ret_by_proc)
 		*ret_by_proc = dfd >= 0;
 	return TAKE_FD(fd);
+}
+
+int nsexec_pidns_of_pidfd(int pidfd, pid_t pid, bool use_ioctl, bool *ret_by_proc)
+{
+	return ns_of_pidfd(pidfd, pid, use_ioctl, PIDFD_GET_PID_NAMESPACE, "pid", ret_by_proc);
+}
+
+int nsexec_userns_of_pidfd(int pidfd, pid_t pid, bool use_ioctl, bool *ret_by_proc)
+{
+	return ns_of_pidfd(pidfd, pid, use_ioctl, PIDFD_GET_USER_NAMESPACE, "user", ret_by_proc);
 }
 
 int nsexec_pidns_is_below(int fd, const struct nsexec_ns_id *above)
@@ -173,6 +192,45 @@ int nsexec_ns_owner_uid(int fd, uid_t *ret)
 	if (ioctl(user, NS_GET_OWNER_UID, &uid) < 0)
 		return negative_errno();
 	*ret = uid;
+	return 0;
+}
+
+int nsexec_userns_top_owner(int userns_fd, uid_t *ret, bool *ret_top)
+{
+	_cleanup_close_ int cur = fcntl(userns_fd, F_DUPFD_CLOEXEC, 3);
+	struct nsexec_ns_id id;
+	uid_t uid;
+	int r;
+
+	if (cur < 0)
+		return negative_errno();
+	r = nsexec_ns_id_of_fd(cur, &id);
+	if (r < 0)
+		return r;
+	if (nsexec_ns_id_is_initial_user(&id)) {
+		*ret_top = false;
+		return 0;
+	}
+	for (int depth = 0;; depth++) {
+		_cleanup_close_ int parent = -EBADF;
+
+		if (depth >= USERNS_MAX_DEPTH)
+			return -ELOOP;
+		parent = ioctl(cur, NS_GET_PARENT);
+		if (parent < 0)
+			return negative_errno();
+		r = nsexec_ns_id_of_fd(parent, &id);
+		if (r < 0)
+			return r;
+		if (nsexec_ns_id_is_initial_user(&id))
+			break;
+		(void)close(cur);
+		cur = TAKE_FD(parent);
+	}
+	if (ioctl(cur, NS_GET_OWNER_UID, &uid) < 0)
+		return negative_errno();
+	*ret = uid;
+	*ret_top = true;
 	return 0;
 }
 

@@ -88,6 +88,11 @@ static int service_reply(const char *msg, int *ret_level, struct mt_error **err)
 		return -EPROTO;
 	if (mt_parse_int(msg + 6, 4095, &v, &end) < 0 || *end != ' ' || v == 0)
 		return -EPROTO;
+	if (v == EBUSY)
+		return mt_error_set(
+			err, -EBUSY,
+			"The memfd-noexec service is busy and did not raise it (%s). Start the container again in a moment; if the service stays busy, its log (journalctl -u memfd-noexec.service) names the user whose requests fill it.",
+			end + 1);
 	return mt_error_set(err, (int)-v, "The memfd-noexec service refused to raise it: %s",
 			    end + 1);
 }
@@ -105,9 +110,18 @@ int nsexec_service_raise(const char *socket_path, int pidfd, int level, int *ret
 	if (fd < 0)
 		return fd;
 	r = service_send(fd, pidfd, level, err);
-	if (r < 0)
+	/* EPIPE, ECONNRESET: the service answered at once, before reading
+	 * the request (busy), and closed; its answer is still to be read. */
+	if (r < 0 && r != -EPIPE && r != -ECONNRESET)
 		return r;
 	n = recv(fd, msg, sizeof(msg) - 1, MSG_CMSG_CLOEXEC);
+	/* ECONNRESET: the service closed with our request unread (it
+	 * answered before reading it); its answer is still queued behind
+	 * that error, which this recv() has cleared. */
+	if (n < 0 && errno == ECONNRESET)
+		n = recv(fd, msg, sizeof(msg) - 1, MSG_CMSG_CLOEXEC | MSG_DONTWAIT);
+	if (r < 0 && n <= 0)
+		return r; /* no answer after all: the send's error */
 	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
 		return mt_error_set(err, -ETIMEDOUT,
 				    "The memfd-noexec service at %s did not answer within %d s",
@@ -115,6 +129,11 @@ int nsexec_service_raise(const char *socket_path, int pidfd, int level, int *ret
 	if (n < 0)
 		return mt_error_set(err, negative_errno(),
 				    "Failed to read the memfd-noexec service's answer: %m");
+	if (n == 0)
+		return mt_error_set(
+			err, -EPROTO,
+			"The memfd-noexec service at %s closed the connection without an answer",
+			path);
 	msg[n] = '\0';
 	r = service_reply(msg, ret_level, err);
 	if (r == -EPROTO)

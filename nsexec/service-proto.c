@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The memfd-noexec service's request format (service.h), shared by the
- * service (serve.c) and its client, so that both accept exactly the same
+ * service (service/) and its client, so that both accept exactly the same
  * bytes.
  */
 #include <errno.h>

@@ -16,7 +16,9 @@
  *   reply:   one message, "ok N" (raised; N is what it reads now),
  *            "kept N" (already N, at least as strict), or
  *            "error ERRNO MESSAGE" (refused or failed; ERRNO a decimal
- *            errno, MESSAGE one line for the user).
+ *            errno, MESSAGE one line for the user).  ERRNO 16 (EBUSY)
+ *            says the service is busy and may come before the request
+ *            was read (the client's send may then fail with EPIPE).
  *
  * The service takes the client's uid and pid from SO_PEERCRED (and its
  * pidfd from SO_PEERPIDFD where the kernel has it), and only raises a
@@ -41,6 +43,8 @@
  *  -ENOENT, -ECONNREFUSED  no service listens there;
  *  -EPROTO  the reply is not one of the three forms;
  *  -ETIMEDOUT  no reply in time;
+ *  -EBUSY   the service is busy (too many requests wait, from this user
+ *           or in all): the message says to try again in a moment;
  *  the ERRNO of an "error" reply, with its MESSAGE;
  *  any other -errno of socket, connect, sendmsg, recv.
  */

@@ -32,7 +32,22 @@
 #                              directory of $FAULTS_EMPTY (space-separated)
 #         stderr: LINE         CMD's standard error
 #     Env: FAKEKERNEL and FAKEKERNEL_PRELOAD (paths), FAULTS_PPOLL_NR (ppoll's syscall number;
-#     computed if unset).
+#     computed if unset); FAULTS_STDIN, a file for CMD's stdin (default
+#     /dev/null); FAULTS_TARGET, a PID whose PID namespace's
+#     vm.memfd_noexec is printed as target_level=N after CMD ended (the
+#     container of `memfd-noexec hook`).
+#
+#   faults-case.sh serve HOW SPEC SOCKET TARGET CLIENT -- CMD...
+#       The same for a service: CMD (`memfd-noexec serve --socket SOCKET`,
+#       with @INJECT@) runs in a session of its own; once it listens (or
+#       within 5 s), CLIENT (tests/helpers/serve-client) asks it once to
+#       raise the PID namespace of TARGET; then CMD gets SIGTERM.  Prints
+#         started=yes|no       SOCKET appeared and "listening on" was logged
+#         reply=LINE           the client's reply (none: empty)
+#         target_level=N       vm.memfd_noexec of TARGET's PID namespace
+#         status=N|timeout     CMD's exit status after SIGTERM (5 s)
+#         socket=left          SOCKET is still there afterwards
+#       and mounts=..., leftover=..., stderr: ... as for run.
 set -uo pipefail
 
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -137,7 +152,7 @@ run_case() {
 
 	# No job control here, so CMD is no group leader and setsid does not
 	# fork: $! leads the new session.
-	setsid -- "${cmd[@]}" </dev/null >"$tmp/out" 2>"$tmp/err" &
+	setsid -- "${cmd[@]}" <"${FAULTS_STDIN:-/dev/null}" >"$tmp/out" 2>"$tmp/err" &
 	pid=$!
 	for _ in $(seq "${FAULTS_POLLS:-300}"); do
 		pause=$(find_pause "$pid" | head -1)
@@ -161,6 +176,8 @@ run_case() {
 	wait "$pid" 2>/dev/null # (no "Killed" notice from bash)
 	status=$?
 	echo "status=$status"
+	[ -z "${FAULTS_TARGET:-}" ] ||
+		echo "target_level=$(nsenter -t "$FAULTS_TARGET" --pid -- cat /proc/sys/vm/memfd_noexec)"
 	# Whatever CMD started is gone too before we look for leftovers.
 	for _ in $(seq 200); do
 		pgrep -s "$pid" >/dev/null || break
@@ -178,6 +195,72 @@ run_case() {
 	rm -rf -- "$tmp"
 }
 
+# inject_cmd HOW SPEC CMD...: $CMD, CMD with @INJECT@ replaced.
+inject_cmd() {
+	local how="$1" spec="$2" a
+	local -a inject=()
+	shift 2
+	case "$how" in
+	fakekernel) inject=("$FAKEKERNEL" "--fail=$spec" --) ;;
+	preload) inject=(env "LD_PRELOAD=$FAKEKERNEL_PRELOAD" "FAKEKERNEL_PRELOAD_FAIL=$spec") ;;
+	none) ;;
+	*) echo "faults-case: unknown HOW '$how'" >&2; return 2 ;;
+	esac
+	CMD=()
+	for a in "$@"; do
+		if [ "$a" = @INJECT@ ]; then CMD+=("${inject[@]}"); else CMD+=("$a"); fi
+	done
+}
+
+serve_case() {
+	local how="$1" spec="$2" sock="$3" target="$4" client="$5" pid started=no status=timeout reply="" tmp
+	shift 6
+	inject_cmd "$how" "$spec" "$@" || return 2
+	tmp=$(mktemp -d /tmp/faults-case.XXXXXX) || return 1
+	cat /proc/self/mountinfo >"$tmp/mounts.before"
+	setsid -- "${CMD[@]}" </dev/null >"$tmp/out" 2>"$tmp/err" &
+	pid=$!
+	for _ in $(seq 250); do
+		# (write=...: it cannot log; the socket alone says it listens)
+		[ -S "$sock" ] && { grep -q "listening on" "$tmp/err" || [ "${spec%%=*}" = write ]; } &&
+			{ started=yes; sleep 0.1; break; }
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.02
+	done
+	echo "started=$started"
+	if [ "$started" = yes ]; then
+		reply=$(timeout 5 "$client" -p "$target" "$sock" 2>/dev/null | head -1)
+		echo "reply=$reply"
+	fi
+	echo "target_level=$(nsenter -t "$target" --pid -- cat /proc/sys/vm/memfd_noexec)"
+	kill -TERM "$pid" 2>/dev/null
+	for _ in $(seq 250); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.02
+	done
+	if kill -0 "$pid" 2>/dev/null; then
+		kill -KILL -- "-$pid" 2>/dev/null
+		wait "$pid" 2>/dev/null
+	else
+		wait "$pid" 2>/dev/null
+		status=$?
+	fi
+	echo "status=$status"
+	for _ in $(seq 200); do
+		pgrep -s "$pid" >/dev/null || break
+		sleep 0.01
+	done
+	[ ! -e "$sock" ] || echo "socket=left"
+	cat /proc/self/mountinfo >"$tmp/mounts.after"
+	if cmp -s "$tmp/mounts.before" "$tmp/mounts.after"; then
+		echo "mounts=same"
+	else
+		diff "$tmp/mounts.before" "$tmp/mounts.after" | sed -n 's/^< /mount-=/p; s/^> /mount+=/p'
+	fi
+	sed 's/^/stderr: /' "$tmp/err"
+	rm -rf -- "$tmp"
+}
+
 case "${1:-}" in
 syscalls)
 	syscalls "$2" "$3" ;;
@@ -189,7 +272,13 @@ run)
 		FAULTS_IN_NS=1 exec unshare --mount --propagation private -- "$0" run "$@"
 	fi
 	run_case "$@" ;;
+serve)
+	shift
+	if [ -z "${FAULTS_IN_NS:-}" ]; then
+		FAULTS_IN_NS=1 exec unshare --mount --propagation private -- "$0" serve "$@"
+	fi
+	serve_case "$@" ;;
 *)
-	echo "usage: faults-case.sh syscalls TRACE PROGRAM | run HOW SPEC -- CMD..." >&2
+	echo "usage: faults-case.sh syscalls TRACE PROGRAM | run HOW SPEC -- CMD... | serve HOW SPEC SOCKET TARGET CLIENT -- CMD..." >&2
 	exit 2 ;;
 esac

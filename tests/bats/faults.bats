@@ -201,3 +201,179 @@ RUN_STEP='memfd-noexec( run)?: (Failed|Refusing) to [a-z][^:]+: .'
 	[ "${#BAD[@]}" -eq 0 ] || fail "$(printf '%s\n' "${BAD[@]}")"
 	ANY_ERRNO=1 FAULTS_LEVEL=1 sweep EIO . level "$RUN_STEP" "${cmd[@]}"
 }
+
+# ---- memfd-noexec hook and serve (issue 35 item 10) -------------------------
+
+# start_container: sleep as the init of a new PID namespace (root's), a
+# container for the hook and the service to raise; sets CPID and
+# CONTAINER (the unshare); stop_container ends it.
+start_container() {
+	local sleep_bin
+	sleep_bin="$(readlink -f "$(command -v sleep)")"
+	unshare --pid --fork --kill-child -- sleep 1000 </dev/null >/dev/null 2>&1 3>&- &
+	CONTAINER=$!
+	for _ in $(seq 250); do
+		CPID=$(awk '{print $1}' "/proc/$CONTAINER/task/$CONTAINER/children" 2>/dev/null)
+		[ -n "$CPID" ] && [ "$(readlink "/proc/$CPID/exe")" = "$sleep_bin" ] && return 0
+		sleep 0.02
+	done
+	fail "the container's sleep did not start"
+}
+
+stop_container() {
+	kill -KILL "$CPID" 2>/dev/null || true
+	wait "$CONTAINER" 2>/dev/null || true
+}
+
+# The hook's messages: "memfd-noexec hook: Failed to STEP: ..." (or
+# "Refusing ..."), or the check it could not make ("Refusing
+# vm.memfd_noexec=2 for process P: cannot tell whether ... (ERR)"); the
+# injected errno's text must be on a line of its error.
+HOOK_STEP='memfd-noexec( hook)?: ((Failed|Refusing) to [a-z][^:]+: .|Refusing vm\.memfd_noexec=2 for process [0-9]+: cannot tell [^(]+\()'
+
+# judge_hook SPEC: appends to $BAD what is wrong with $CASE_OUT of a hook
+# run: exit 0 only with the container at 2, else an error naming the
+# step; nothing left.
+judge_hook() {
+	local spec="$1" status level
+	status=$(field status)
+	level=$(field target_level)
+	if [ "$status" = 0 ]; then
+		[ "$level" = 2 ] || BAD+=("$spec: the hook exited 0 with the container at '$level'")
+	elif [ "${spec%%=*}" != write ] && { ! grep -qE "^stderr: $HOOK_STEP" <<<"$CASE_OUT" ||
+		! grep -E "^stderr: $HOOK_STEP" <<<"$CASE_OUT" | grep -qF "Input/output error"; }; then
+		BAD+=("$spec: exit $status without an error naming the step and EIO: $(grep '^stderr: ' <<<"$CASE_OUT" | tr '\n' '|')")
+	fi
+	grep -q '^mounts=same$' <<<"$CASE_OUT" || BAD+=("$spec: mounts changed")
+	if grep -q '^leftover=' <<<"$CASE_OUT"; then
+		BAD+=("$spec: left $(grep '^leftover=' <<<"$CASE_OUT" | tr '\n' ' ')")
+	fi
+	true
+}
+
+# hook_state: the bundle (annotation 2) and $T/state.json for $CPID.
+hook_state() {
+	mkdir -p "$T/bundle"
+	printf '%s\n' '{"ociVersion":"1.0.2","process":{"args":["sh"],"capabilities":{"bounding":["CAP_KILL"]}},"annotations":{"memfd_noexec":"2"}}' >"$T/bundle/config.json"
+	printf '{"ociVersion":"1.0.2","id":"faults","status":"creating","pid":%s,"bundle":"%s","annotations":{}}\n' \
+		"$CPID" "$T/bundle" >"$T/state.json"
+}
+
+@test "fault sweep: memfd-noexec hook (annotation 2), each syscall fails (EIO)" {
+	[ "$HOST_LEVEL_BEFORE" != 2 ] || fail "the host is at 2: a level read inside proves nothing"
+	local name premain total how n=0
+	start_container
+	hook_state
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	trace_syscalls "$MNX" bash -c 'exec strace -f -qq -k -o "$1" "$2" hook <"$3"' bash \
+		"$T/trace" "$MNX" "$T/state.json"
+	stop_container
+	BAD=()
+	start_container
+	hook_state
+	FAULTS_STDIN="$T/state.json" FAULTS_TARGET="$CPID" fault_case none - @INJECT@ "$MNX" hook
+	judge_hook baseline
+	[ "$(field status)" = 0 ] || BAD+=("baseline: the hook failed: $CASE_OUT")
+	stop_container
+	while read -r name premain total; do
+		[ "$total" -gt "$premain" ] || continue
+		case "$name" in
+		close | getpid) continue ;; # see the top of the file; getpid cannot fail
+		esac
+		how=fakekernel
+		[ "$premain" -eq 0 ] || how=preload
+		start_container
+		hook_state
+		FAULTS_STDIN="$T/state.json" FAULTS_TARGET="$CPID" fault_case "$how" "$name=EIO" @INJECT@ "$MNX" hook
+		judge_hook "$name=EIO"
+		stop_container
+		n=$((n + 1))
+	done <<<"$SYSCALLS"
+	echo "# swept $n cases: $(awk '$3 > $2 { printf "%s ", $1 }' <<<"$SYSCALLS")" >&3
+	[ "$n" -gt 0 ] || fail "no syscall swept"
+	[ "${#BAD[@]}" -eq 0 ] || fail "$(printf '%s\n' "${BAD[@]}")"
+}
+
+# The service's messages on stderr: "memfd-noexec serve: Failed to STEP:
+# ..." (or a refusal to start); in an answer: "error N Failed to STEP: ..."
+# or what it could not find out about the client.
+SERVE_STEP='memfd-noexec( serve)?: (Failed to [a-z][^:]+: .|must run as global root|this kernel has no)'
+REPLY_STEP='(Failed to [a-z][^:]+: .|the client \(pid [0-9]+\) exited|out of memory)'
+
+# judge_serve SPEC: appends to $BAD what is wrong with $CASE_OUT of a
+# service run: it started, answered the one request and stopped on
+# SIGTERM, or says which step failed; "ok"/"kept" only with the container
+# at 2; its socket removed, or an error that says it was not.
+judge_serve() {
+	local spec="$1" started reply status level
+	started=$(field started)
+	reply=$(field reply)
+	status=$(field status)
+	level=$(field target_level)
+	if [ "$started" = no ]; then
+		[ "$status" != 0 ] || BAD+=("$spec: it did not start, yet exited 0")
+	fi
+	case "$started:$reply" in
+	no:*) ;;
+	*:"ok 2" | *:"kept 2")
+		[ "$level" = 2 ] || BAD+=("$spec: it answered '$reply' with the container at '$level'") ;;
+	*:error\ *)
+		grep -qE "^error [0-9]+ $REPLY_STEP" <<<"$reply" ||
+			BAD+=("$spec: an answer that names no step: $reply") ;;
+	*:) ;; # no answer: its log must say why (below)
+	*) BAD+=("$spec: an answer outside the protocol: $reply") ;;
+	esac
+	if [ "${spec%%=*}" != write ] && { [ "$started" = no ] || [ -z "$reply" ] || [ "$status" != 0 ]; } &&
+		! grep -qE "^stderr: $SERVE_STEP" <<<"$CASE_OUT"; then
+		BAD+=("$spec: started=$started reply='$reply' exit $status without an error naming the step: $(grep '^stderr: ' <<<"$CASE_OUT" | tr '\n' '|')")
+	fi
+	if grep -q '^socket=left$' <<<"$CASE_OUT" &&
+		! grep -qE '^stderr: memfd-noexec serve: Failed to (remove|look at) ' <<<"$CASE_OUT"; then
+		BAD+=("$spec: left its socket without saying so (exit $status)")
+	fi
+	grep -q '^mounts=same$' <<<"$CASE_OUT" || BAD+=("$spec: mounts changed")
+	true
+}
+
+@test "fault sweep: memfd-noexec serve, each syscall fails (EIO)" {
+	[ "$HOST_LEVEL_BEFORE" != 2 ] || fail "the host is at 2: a level read inside proves nothing"
+	local client="$BUILD_DIR/tests/helpers/serve-client" name premain total how n=0 spid
+	[ -x "$client" ] || fail "$client not built"
+	# The path: start, one request (a raise), SIGTERM.
+	start_container
+	strace -f -qq -k -o "$T/trace" "$MNX" serve --socket "$T/sock" 2>"$T/log" 3>&- &
+	for _ in $(seq 250); do
+		[ -S "$T/sock" ] && grep -q "listening on" "$T/log" && break
+		sleep 0.02
+	done
+	"$client" -p "$CPID" "$T/sock" >/dev/null 2>&1 || fail "the traced service did not answer: $(cat "$T/log")"
+	spid=$(pgrep -P "$!" | head -1)
+	kill -TERM "$spid"
+	wait "$!" || fail "the traced service failed: $(cat "$T/log")"
+	stop_container
+	SYSCALLS=$("$CASE" syscalls "$T/trace" "$MNX")
+	BAD=()
+	start_container
+	CASE_OUT=$("$CASE" serve none - "$T/sock" "$CPID" "$client" -- "$MNX" serve --socket "$T/sock" 2>&1)
+	judge_serve baseline
+	[ "$(field reply)" = "ok 2" ] && [ "$(field status)" = 0 ] || BAD+=("baseline: $CASE_OUT")
+	stop_container
+	while read -r name premain total; do
+		[ "$total" -gt "$premain" ] || continue
+		case "$name" in
+		close | getpid | rt_sigreturn | exit_group) continue ;; # no kernel fails them
+		esac
+		how=fakekernel
+		[ "$premain" -eq 0 ] || how=preload
+		start_container
+		CASE_OUT=$("$CASE" serve "$how" "$name=EIO" "$T/sock" "$CPID" "$client" -- \
+			@INJECT@ "$MNX" serve --socket "$T/sock" 2>&1)
+		judge_serve "$name=EIO"
+		stop_container
+		rm -f "$T/sock"
+		n=$((n + 1))
+	done <<<"$SYSCALLS"
+	echo "# swept $n cases: $(awk '$3 > $2 { printf "%s ", $1 }' <<<"$SYSCALLS")" >&3
+	[ "$n" -gt 0 ] || fail "no syscall swept"
+	[ "${#BAD[@]}" -eq 0 ] || fail "$(printf '%s\n' "${BAD[@]}")"
+}

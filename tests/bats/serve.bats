@@ -11,6 +11,8 @@ load helpers
 MEMFD_NOEXEC="$BUILD_DIR/memfd-noexec/memfd-noexec"
 MEMFDPROBE="$BUILD_DIR/tests/helpers/memfdprobe"
 CLIENT="$BUILD_DIR/tests/helpers/serve-client"
+FLOOD="$BUILD_DIR/tests/helpers/serve-flood"
+LIAR="$BUILD_DIR/tests/helpers/lying-service"
 # The second unprivileged user, for "user A names user B's container".
 TEST_USER2="${TEST_USER2:-cbtest2}"
 UNITS="$REPO_ROOT/contrib/systemd"
@@ -450,13 +452,13 @@ still_serving() {
 		assert_line --regexp '^error 22 the request ".*" is not exactly'
 	done
 	run client_as "$TEST_USER" -x 7261697365203200 -p "$CPID" "$SOCK"
-	assert_line --regexp '^error 22 the request "raise 2\\x00" is not exactly'
+	assert_line --regexp '^error 22 the request "raise 2\\u0000" is not exactly'
 	# Longer than a message may be.
 	run client_as "$TEST_USER" -m "raise 2$(printf '%*s' 2000 '')" -p "$CPID" "$SOCK"
 	assert_line --regexp '^error 90 the request is longer than 1024 bytes'
 	# A newline in the request never reaches the log as a line of its own.
 	run client_as "$TEST_USER" -m $'raise 2\nmemfd-noexec serve: forged' -p "$CPID" "$SOCK"
-	assert_line --regexp '^error 22 the request "raise 2\\x0amemfd-noexec serve: forged" is not exactly'
+	assert_line --regexp '^error 22 the request "raise 2\\nmemfd-noexec serve: forged" is not exactly'
 	with_output "$(cat "$T/log")" refute_line --regexp '^memfd-noexec serve: forged'
 
 	[ "$(ns_level "$CPID")" = "$HOST_LEVEL_BEFORE" ]
@@ -544,9 +546,9 @@ still_serving() {
 	run timeout 10 "$MEMFD_NOEXEC" serve --socket "$T/$(printf '%*s' 120 '' | tr ' ' x)"
 	assert_failure 2
 	assert_output --partial "invalid --socket"
-	run timeout 10 env MEMFD_NOEXEC_SERVE_FEATURES=-bogus "$MEMFD_NOEXEC" serve --socket "$SOCK"
+	run timeout 10 env MEMFD_TOOLKIT_FEATURES=-bogus "$MEMFD_NOEXEC" serve --socket "$SOCK"
 	assert_failure 2
-	assert_output --partial "invalid MEMFD_NOEXEC_SERVE_FEATURES item '-bogus'"
+	assert_output --partial "Refusing MEMFD_TOOLKIT_FEATURES=-bogus: '-bogus' is not one of"
 	[ ! -e "$SOCK" ]
 	run "$MEMFD_NOEXEC" serve --help
 	assert_success
@@ -629,7 +631,7 @@ still_serving() {
 	local silent=$! i
 	# The 65th and later are refused at once; the first 64 wait.
 	for i in $(seq 100); do
-		[ "$(grep -c 'too many connections' "$T/log")" -ge 6 ] && break
+		[ "$(grep -c 'connections without a request' "$T/log")" -ge 6 ] && break
 		sleep 0.02
 	done
 	# Meanwhile another uid is served, without waiting for them.
@@ -639,7 +641,7 @@ still_serving() {
 	run client_as "$TEST_USER2" -p "$CPID" "$SOCK"
 	assert_line --regexp '^ok 2$'
 	wait "$silent"
-	[ "$(grep -c "^error 11 uid $(id -u "$TEST_USER") has too many connections without a request" "$T/silent")" -eq 6 ]
+	[ "$(grep -c "^error 16 the service is busy for user $(id -u "$TEST_USER"): it has 64 connections without a request; send the request right after connecting$" "$T/silent")" -eq 6 ]
 	[ "$(grep -c '^error 110 no request within 1000 ms$' "$T/silent")" -eq 64 ]
 	stop_service
 }
@@ -686,9 +688,41 @@ still_serving() {
 	# The flood itself: at most SERVE_MAX_QUEUED_PER_UID (64) of its
 	# requests wait at once; the others are refused at once, and say why.
 	with_output "$(sort "$T"/flood.* | uniq -c)" \
-		assert_line --regexp "^ +[0-9]+ error 11 uid $(id -u "$TEST_USER") has 64 requests waiting for their turn already; wait for their answers before sending more$"
+		assert_line --regexp "^ +[0-9]+ error 16 the service is busy for user $(id -u "$TEST_USER"): 64 requests of that user wait for their turn already; try again when they are answered$"
 	with_output "$(sort "$T"/flood.* | uniq -c)" \
 		assert_line --regexp '^ +[0-9]+ kept 2$'
+	still_serving "$TEST_USER2"
+	stop_service
+}
+
+# flood_then_other K: serve-flood's round-4 flood, 3000 requests always in
+# flight from K subordinate uids of $TEST_USER (a user namespace with
+# 65536 uids, mapped by root), then one request of $TEST_USER2, which must
+# be answered in under 2 s.  serve-flood stops by itself (-t) and kills
+# what it started.
+flood_then_other() {
+	local ms
+	run timeout 120 "$FLOOD" -t 100 -k "$1" -n 3000 "$SOCK" "$(id -u "$TEST_USER")" "$(id -u "$TEST_USER2")"
+	assert_success
+	assert_line --regexp "^flood: 3000 requests from $1 subordinate uids of uid $(id -u "$TEST_USER") sent in [0-9]+ ms$"
+	assert_line --regexp "^other: uid $(id -u "$TEST_USER2") answered in [0-9]+ ms: ok 2$"
+	ms="$(sed -n 's/^other: uid [0-9]* answered in \([0-9]*\) ms: .*/\1/p' <<<"$output")"
+	[ "$ms" -lt 2000 ] || fail "another user waited $ms ms behind the flood (at most 2000)"
+	# The flood's requests count against its owner: refused at once as
+	# busy, and logged with the user.
+	assert_log "^memfd-noexec serve: uid [0-9]+ \(user $(id -u "$TEST_USER")\) pid [0-9]+: raise \? pid:\[\?\]: refused: the service is busy for user $(id -u "$TEST_USER"): 64 requests of that user wait for their turn already; try again when they are answered$"
+}
+
+@test "serve: a user's subordinate uids share one quota: another user is answered in under 2 s" {
+	requires_users || return 1
+	requires_host_below_2 || return 1
+	[ -x "$FLOOD" ] || fail "$FLOOD not built"
+	start_service
+	# The round-4 flood: 8 subordinate uids, 3000 requests ahead.
+	flood_then_other 8
+	# 48 subordinate uids: with a quota per uid each of them would stay
+	# within it, so all 3000 requests would wait their turn (minutes).
+	flood_then_other 48
 	still_serving "$TEST_USER2"
 	stop_service
 }
@@ -816,18 +850,71 @@ activate() {
 	stop_service
 }
 
+# ---- a lying service ----------------------------------------------------------
+
+# hook_with_service SERVICE...: in a private mount namespace with a tmpfs on
+# /run, SERVICE... listens on the default socket (the clients always ask
+# there), and $TEST_USER's `memfd-noexec hook` asks it for the user's
+# container $CPID (annotation 2).  Prints the hook's output, then "hook
+# exit N" and "level N" (read as root afterwards).
+hook_with_service() {
+	local bundle="$T/bundle"
+	mkdir -p "$bundle"
+	printf '%s\n' '{"ociVersion":"1.0.2","process":{"args":["sh"],"capabilities":{"bounding":["CAP_KILL"]}},"annotations":{"memfd_noexec":"2"}}' >"$bundle/config.json"
+	chmod -R a+rX "$bundle"
+	printf '{"ociVersion":"1.0.2","id":"bats","status":"creating","pid":%s,"bundle":"%s","annotations":{}}\n' \
+		"$CPID" "$bundle" >"$T/state.json"
+	# shellcheck disable=SC2016 # expanded by the inner bash
+	unshare --mount --propagation private -- bash -c '
+		mount -t tmpfs -o mode=0755 tmpfs /run || exit 1
+		"$@" 2>"$T/service.log" 3>&- &
+		svc=$!
+		for _ in $(seq 100); do
+			[ -S /run/memfd-noexec.sock ] && grep -q listening "$T/service.log" && break
+			sleep 0.05
+		done
+		setpriv --reuid="$TEST_USER" --regid="$TEST_USER" --init-groups --inh-caps=-all -- \
+			"$U_MEMFD_NOEXEC" hook <"$T/state.json" 2>&1
+		echo "hook exit $?"
+		echo "level $(nsenter --target "$CPID" --pid -- cat /proc/sys/vm/memfd_noexec)"
+		kill -TERM "$svc"
+		wait "$svc"' bash "$@"
+}
+
+@test "serve: a rootless hook reads the level back: a service that says ok without raising is not believed" {
+	requires_users || return 1
+	requires_host_below_2 || return 1
+	[ -x "$LIAR" ] || fail "$LIAR not built"
+	export T TEST_USER U_MEMFD_NOEXEC CPID
+	start_container "$TEST_USER"
+	run hook_with_service "$LIAR" /run/memfd-noexec.sock "ok 2"
+	assert_line "hook exit 1"
+	assert_line "level $HOST_LEVEL_BEFORE"
+	assert_output --regexp "memfd-noexec hook: Failed to set vm.memfd_noexec=2 in the PID namespace of process [0-9]+: the memfd-noexec service answered 2, but it reads $HOST_LEVEL_BEFORE \(too low\); refusing to go on\."
+	grep -q 'lying-service: answered "ok 2" (1)' "$T/service.log"
+	# "kept 2" is no better.
+	run hook_with_service "$LIAR" /run/memfd-noexec.sock "kept 2"
+	assert_line "hook exit 1"
+	assert_line "level $HOST_LEVEL_BEFORE"
+	# The real service, on the same path, raises it: the hook succeeds.
+	run hook_with_service "$MEMFD_NOEXEC" serve
+	assert_line "hook exit 0"
+	assert_line "level 2"
+}
+
 # ---- fallbacks and deployment ------------------------------------------------
 
 @test "serve: without SO_PEERPIDFD and PIDFD_GET_PID_NAMESPACE (the fallbacks)" {
 	requires_users || return 1
 	requires_host_below_2 || return 1
-	MEMFD_NOEXEC_DEBUG=1 MEMFD_NOEXEC_SERVE_FEATURES=-so_peerpidfd,-pidfd_get_pid_namespace \
+	MEMFD_NOEXEC_DEBUG=1 MEMFD_TOOLKIT_FEATURES=-so_peerpidfd,-pidfd_get_pid_namespace \
 		start_service
 	start_container "$TEST_USER"
 	run client_as "$TEST_USER" -p "$CPID" "$SOCK"
 	assert_line --regexp '^ok 2$'
-	assert_log '^memfd-noexec serve: using pidfd_open for the client$'
-	assert_log '^memfd-noexec serve: using /proc for a PID namespace$'
+	assert_log '^memfd-noexec: using pidfd_open for the client$'
+	assert_log '^memfd-noexec: using /proc for a PID namespace$'
+	assert_log '^memfd-noexec: using /proc for a user namespace$'
 	run client_as "$TEST_USER2" -p "$CPID" "$SOCK"
 	assert_line --regexp "^error 1 the target's PID namespace belongs to a user namespace that another uid created, not the client's uid $(id -u "$TEST_USER2")$"
 	assert_log "refused: .* \(created by uid $(id -u "$TEST_USER")\)$"

@@ -131,7 +131,11 @@ static int send_request(int sock, const struct client *c)
 		cm->cmsg_len = CMSG_LEN(sizeof(int) * n);
 		memcpy(CMSG_DATA(cm), fds, sizeof(int) * n);
 	}
-	return sendmsg(sock, &mh, MSG_NOSIGNAL) < 0 ? -1 : 0;
+	/* EPIPE, ECONNRESET: the service answered before the request
+	 * (busy) and closed; its reply is still there to print. */
+	if (sendmsg(sock, &mh, MSG_NOSIGNAL) < 0 && errno != EPIPE && errno != ECONNRESET)
+		return -1;
+	return 0;
 }
 
 static int connect_to(const char *path)
@@ -156,6 +160,10 @@ static int print_reply(int fd)
 	ssize_t n;
 
 	n = recv(fd, reply, sizeof(reply) - 1, 0);
+	/* ECONNRESET: the service closed with the request unread; its
+	 * reply is still queued behind that error. */
+	if (n < 0 && errno == ECONNRESET)
+		n = recv(fd, reply, sizeof(reply) - 1, MSG_DONTWAIT);
 	if (n < 0)
 		fail(1, "recv");
 	if (n == 0) {

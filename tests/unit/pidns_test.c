@@ -118,7 +118,7 @@ static int case_pidfd_pid(void)
 
 static int case_procfs_is_ours(void)
 {
-	if (!nsexec_procfs_is_ours())
+	if (nsexec_procfs_is_ours() != 1)
 		FAIL("/proc/self does not read as our PID");
 	return 0;
 }

@@ -67,8 +67,7 @@ static const struct verb {
 		 "annotation? (runs test containers)",
 		 NULL,
 	 }},
-	{"serve", verb_serve,
-	 "serve [--socket PATH] [--allow-user U]... [--allow-group G]...",
+	{"serve", verb_serve, "serve [--socket PATH] [--allow-user U]... [--allow-group G]...",
 	 (const char *const[]){
 		 "as root: raise the level for rootless",
 		 "containers that ask over a socket",

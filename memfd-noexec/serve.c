@@ -187,7 +187,7 @@ int verb_serve(int argc, char *argv[])
 	cfg.log = log_line;
 	parse_options(argc, argv, &cfg);
 	parse_features(&cfg);
-	if (nsexec_can_set_level(&e) < 0)
+	if (probe_can_set_level(&e) < 0)
 		cli_die(1,
 			"must run as global root (euid 0 in the initial user namespace, with CAP_SYS_ADMIN), which alone may write vm.memfd_noexec: %s",
 			mt_error_message(e));

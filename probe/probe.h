@@ -14,10 +14,6 @@
 
 #include "errors.h"
 
-/* For serve.c until the service moves into its library, which should call
- * probe_can_set_level() (or take it along). */
-#define nsexec_can_set_level probe_can_set_level
-
 /* 1 if the caller's active PID namespace is the initial one, 0 if not,
  * -errno if that cannot be told. */
 int probe_in_initial_pidns(void);

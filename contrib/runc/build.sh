@@ -4,8 +4,11 @@
 # Builds runc with memfd-toolkit's sealed W^X loader in place of runc's own
 # libcontainer/nsenter/cloned_binary.c.  Output: build/runc (repo root).
 #
-#   RUNC_SRC   runc 1.1.x source tree to build
-#              (default: Debian's, /usr/share/gocode/src/github.com/opencontainers/runc)
+#   RUNC_SRC   runc 1.1.x or 1.3.x source tree to build (its VERSION file
+#              picks the series, contrib/runc/1.1/ or 1.3/; default:
+#              Debian's, /usr/share/gocode/src/github.com/opencontainers/runc)
+#   MEMFD_TOOLKIT_NO_DEPS=1  installs nothing (inside a suite's root, where
+#              the Build-Depends of that suite's runc are installed)
 #   OUT        output binary (default: <repo>/build/runc)
 #   LOADER_REQUEST  auto (default), overlay, memfd, tmpfile or none: the
 #              loader method compiled into runc_loader_shim.c, for the
@@ -58,13 +61,22 @@ NSENTER=$DEST/libcontainer/nsenter
 
 # Debian's runc source and the Go packages it imports, for GOPATH mode (an
 # upstream tree's vendor/ directory takes precedence over them).
-"$TOP/contrib/install-deps.sh" demo || die "cannot install what the build needs"
+[ "${MEMFD_TOOLKIT_NO_DEPS:-0}" = 1 ] ||
+	"$TOP/contrib/install-deps.sh" demo || die "cannot install what the build needs"
 
 if [ ! -f "$RUNC_SRC/main.go" ] || [ ! -f "$RUNC_SRC/libcontainer/nsenter/nsexec.c" ]; then
 	die "RUNC_SRC=$RUNC_SRC does not look like a runc source tree"
 fi
-grep -q 'ensure_cloned_binary()' "$RUNC_SRC/libcontainer/nsenter/nsexec.c" ||
-	die "RUNC_SRC=$RUNC_SRC: nsexec.c does not call ensure_cloned_binary() (not runc 1.1.x?)"
+# The series: 1.1 where runc init clones itself (nsexec.c calls
+# ensure_cloned_binary()), 1.3 where the parent does (exeseal).
+if grep -q 'ensure_cloned_binary()' "$RUNC_SRC/libcontainer/nsenter/nsexec.c"; then
+	SERIES=1.1
+elif grep -q '^1\.3\.' "$RUNC_SRC/VERSION" 2>/dev/null &&
+	grep -q 'exeseal.CloneSelfExe(c.stateDir)' "$RUNC_SRC/libcontainer/container_linux.go"; then
+	SERIES=1.3
+else
+	die "RUNC_SRC=$RUNC_SRC: neither runc 1.1.x (nsexec.c calls ensure_cloned_binary()) nor runc 1.3.x (VERSION, exeseal.CloneSelfExe); the series in $HERE are made for those"
+fi
 
 # The toolkit's version, for `runc --version`.
 LOADER_VERSION=$(sed -n 's/^project(memfd-toolkit VERSION \([^ )]*\).*/\1/p' "$TOP/CMakeLists.txt")
@@ -104,24 +116,26 @@ rm -f "$DEST/runc"
 # folders of their own and are never copied.  Never overwrite a file of
 # runc's, nor one of ours with another of the same name.
 rm -f "$NSENTER/cloned_binary.c"
-for f in "$TOP"/{cloned_binary,common,nsexec,policy}/*.[ch] "$HERE"/runc_loader_shim.c "$HERE"/runc_memfd_toolkit.h; do
+for f in "$TOP"/{cloned_binary,common,nsexec,policy}/*.[ch] "$HERE"/runc_loader_shim.c "$HERE"/runc_memfd_toolkit.h \
+	"$HERE/$SERIES"/nsenter/*.[ch]; do
+	[ -e "$f" ] || continue
 	[ ! -e "$NSENTER/$(basename "$f")" ] || die "$RUNC_SRC already has libcontainer/nsenter/$(basename "$f")"
 	cp "$f" "$NSENTER/"
 done
 # Our new Go files, at their places in runc's tree (contrib/runc/1.1/go/): the
 # patches only call them.
-gofiles=$(cd "$HERE/1.1/go" && find . -name '*.go' -type f)
+gofiles=$(cd "$HERE/$SERIES/go" && find . -name '*.go' -type f)
 for f in $gofiles; do
 	[ ! -e "$DEST/$f" ] || die "$RUNC_SRC already has ${f#./}"
-	cp "$HERE/1.1/go/$f" "$DEST/$f"
+	cp "$HERE/$SERIES/go/$f" "$DEST/$f"
 done
-if grep -rq '_LIBCONTAINER_CLONED_BINARY\|runc_cloned:' \
+if [ "$SERIES" = 1.1 ] && grep -rq '_LIBCONTAINER_CLONED_BINARY\|runc_cloned:' \
 	--include='*.go' --include='*.c' --include='*.h' "$DEST/libcontainer" "$DEST"/*.go; then
 	die "something in $RUNC_SRC still refers to runc's old cloned_binary.c"
 fi
 
-for p in "$HERE"/1.1/patches/*.patch; do
-	[ -e "$p" ] || die "no patches in $HERE/1.1/patches"
+for p in "$HERE/$SERIES"/patches/*.patch; do
+	[ -e "$p" ] || die "no patches in $HERE/$SERIES/patches"
 	echo "build.sh: applying $(basename "$p")"
 	patch -d "$DEST" -p1 --forward --fuzz=0 --no-backup-if-mismatch -s <"$p" ||
 		die "$(basename "$p") does not apply to $RUNC_SRC"

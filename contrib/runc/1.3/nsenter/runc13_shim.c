@@ -112,8 +112,7 @@ int runc_clone_self_exe(const char *statedir, char *msg, size_t msg_size)
 			       cloned_binary_method_to_string(m));
 		return r < 0 ? r : -ENOEXEC;
 	}
-	clone_log(CLONED_BINARY_LOG_PREFIX "using ");
-	(void)strncat(msg, cloned_binary_method_to_string(m), msg_size - strlen(msg) - 1);
+	/* The loader logged "cloned_binary: using METHOD". */
 	return fd;
 }
 

@@ -10,10 +10,17 @@
 #       contrib/build-deb.sh): the tools, and the Build-Depends of
 #       debian/control (apt-get build-dep).
 #   contrib/install-deps.sh deb-src
-#       adds a deb-src entry for Debian 12 (bookworm) in
-#       /etc/apt/sources.list.d/memfd-toolkit-src.sources, once, so that
-#       `apt-get source runc|crun` and `apt-get build-dep` work.
+#       adds, once, deb-src entries for Debian 12 (bookworm) in
+#       /etc/apt/sources.list.d/memfd-toolkit-src.sources, so that
+#       `apt-get source runc|crun` and `apt-get build-dep` work, and for
+#       Debian 13 (trixie) and sid in memfd-toolkit-suites.sources (source
+#       entries only, never binary ones).  With those, an unpinned
+#       `apt-get source runc` fetches sid's: name the version (runc=V).
 set -euo pipefail
+
+PROG=install-deps
+# shellcheck source=contrib/lib.sh
+. "$(dirname "$0")/lib.sh"
 
 # deb_src: source-package entries mirroring the machine's own deb entries
 # (same archives, suites and keys), written and indexed only if missing.
@@ -53,6 +60,39 @@ deb_src() {
 	}
 }
 
+# deb_src_suites: deb-src entries for trixie and sid, on the URI and key of
+# the machine's own bookworm entry.  The archive here is a frozen snapshot
+# whose Release files have expired, hence Check-Valid-Until: no, for these
+# entries only.  Binary entries for newer suites never go on the host:
+# their packages would replace bookworm's.
+deb_src_suites() {
+	local f=/etc/apt/sources.list.d/memfd-toolkit-suites.sources entry uri key
+	[ -e "$f" ] && return 0
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "install-deps: no deb-src entry for trixie and sid; run as root to add $f" >&2
+		exit 1
+	fi
+	entry=$(suite_host_entry)
+	uri=${entry%% *} key=${entry#* }
+	[ -n "$uri" ] || {
+		echo "install-deps: no bookworm deb entry in /etc/apt/sources.list{,.d} to take the URI of trixie's and sid's from" >&2
+		exit 1
+	}
+	{
+		echo "# Written by memfd-toolkit's contrib/install-deps.sh: the sources of"
+		echo "# Debian 13 (trixie) and sid, for the suite builds of contrib/runc/build-deb.sh."
+		echo "Types: deb-src"
+		echo "URIs: $uri"
+		echo "Suites: trixie sid"
+		echo "Components: main"
+		[ "$key" = - ] || echo "Signed-By: $key"
+		echo "Check-Valid-Until: no"
+	} >"$f.tmp"
+	mv "$f.tmp" "$f"
+	apt-get update -qq
+}
+
+
 build=(gcc make cmake pkg-config libc6-dev libcap-dev libseccomp-dev
 	libyajl-dev util-linux scdoc)
 # crun: the stock arm of the crun benchmarks (contrib/runc/compare.sh).
@@ -73,7 +113,9 @@ demo=("${build[@]}" busybox-static golang-go
 # The package (contrib/build-deb.sh): the
 # tools here (man-db: lintian's and packaging.bats's man page checks), the
 # rest from the Build-Depends (build_deps below).
-deb=("${build[@]}" dpkg-dev debhelper fakeroot quilt lintian man-db)
+# mmdebstrap makes the trixie and sid build roots of contrib/runc/build-deb.sh
+# --suite (contrib/lib.sh).
+deb=("${build[@]}" dpkg-dev debhelper fakeroot quilt lintian man-db mmdebstrap)
 crun_build=("${build[@]}" dpkg-dev autoconf automake libtool gperf libsystemd-dev python3 patch)
 test=("${demo[@]}" "${deb[@]}" "${crun_build[@]}" bats bats-support bats-assert shellcheck cpio xz-utils qemu-system-x86 runc clang-format
 	libclang-rt-14-dev clang llvm python3 libfuse3-dev fuse3 podman conmon
@@ -83,6 +125,7 @@ test=("${demo[@]}" "${deb[@]}" "${crun_build[@]}" bats bats-support bats-assert 
 case "${1:-test}" in
 deb-src)
 	deb_src
+	deb_src_suites
 	exit 0
 	;;
 build) pkgs=("${build[@]}") ;;

@@ -22,19 +22,15 @@
 # every run), delete runc's cloned_binary.c there, copy the library
 # folders cloned_binary/, common/, nsexec/ and policy/ whole, with
 # contrib/runc/runc_loader_shim.c, into libcontainer/nsenter/, copy our new
-# Go files (contrib/runc/1.1/go/) to their places, apply
-# contrib/runc/1.1/patches/*.patch in order (any patch that does not apply
+# Go files (contrib/runc/SERIES/go/) to their places, apply
+# contrib/runc/SERIES/patches/*.patch in order (any patch that does not apply
 # exactly is fatal), then go build in GOPATH mode against Debian's
 # packaged Go dependencies.
 set -euo pipefail
 
-die() {
-	echo "build.sh: $*" >&2
-	exit 1
-}
-
-HERE=$(cd "$(dirname "$0")" && pwd)
-TOP=$(cd "$HERE/../.." && pwd)
+PROG=build.sh
+# shellcheck source=contrib/lib.sh
+. "$(dirname "$0")/../lib.sh"
 # Go needs a build cache; CI may run with neither HOME nor XDG_CACHE_HOME.
 if [ -z "${GOCACHE:-}" ] && [ -z "${HOME:-}" ] && [ -z "${XDG_CACHE_HOME:-}" ]; then
 	export GOCACHE="$TOP/build/go-cache"
@@ -57,12 +53,10 @@ none)
 esac
 GOPRIV=$TOP/build/runc-src
 DEST=$GOPRIV/src/github.com/opencontainers/runc
-NSENTER=$DEST/libcontainer/nsenter
 
 # Debian's runc source and the Go packages it imports, for GOPATH mode (an
 # upstream tree's vendor/ directory takes precedence over them).
-[ "${MEMFD_TOOLKIT_NO_DEPS:-0}" = 1 ] ||
-	"$TOP/contrib/install-deps.sh" demo || die "cannot install what the build needs"
+[ "${MEMFD_TOOLKIT_NO_DEPS:-0}" = 1 ] || install_deps demo
 
 if [ ! -f "$RUNC_SRC/main.go" ] || [ ! -f "$RUNC_SRC/libcontainer/nsenter/nsexec.c" ]; then
 	die "RUNC_SRC=$RUNC_SRC does not look like a runc source tree"
@@ -112,23 +106,12 @@ rm -f "$DEST/runc"
 # compiles every .c file of the package, so the library folders go flat
 # into libcontainer/nsenter/, whole: the loader (cloned_binary/), common/,
 # nsexec/ (the vm.memfd_noexec rules and the service client) and policy/
-# (the config.json parser, the one yajl user).  The programs live in
-# folders of their own and are never copied.  Never overwrite a file of
+# (the config.json parser, the one yajl user), and our new Go files go to
+# their places in runc's tree (contrib/runc/SERIES/go/): the patches only
+# call them.  The programs live in folders of their own and are never
+# copied.  runc_series_install (contrib/lib.sh) never overwrites a file of
 # runc's, nor one of ours with another of the same name.
-rm -f "$NSENTER/cloned_binary.c"
-for f in "$TOP"/{cloned_binary,common,nsexec,policy}/*.[ch] "$HERE"/runc_loader_shim.c "$HERE"/runc_memfd_toolkit.h \
-	"$HERE/$SERIES"/nsenter/*.[ch]; do
-	[ -e "$f" ] || continue
-	[ ! -e "$NSENTER/$(basename "$f")" ] || die "$RUNC_SRC already has libcontainer/nsenter/$(basename "$f")"
-	cp "$f" "$NSENTER/"
-done
-# Our new Go files, at their places in runc's tree (contrib/runc/1.1/go/): the
-# patches only call them.
-gofiles=$(cd "$HERE/$SERIES/go" && find . -name '*.go' -type f)
-for f in $gofiles; do
-	[ ! -e "$DEST/$f" ] || die "$RUNC_SRC already has ${f#./}"
-	cp "$HERE/$SERIES/go/$f" "$DEST/$f"
-done
+runc_series_install "$SERIES" "$DEST"
 if [ "$SERIES" = 1.1 ] && grep -rq '_LIBCONTAINER_CLONED_BINARY\|runc_cloned:' \
 	--include='*.go' --include='*.c' --include='*.h' "$DEST/libcontainer" "$DEST"/*.go; then
 	die "something in $RUNC_SRC still refers to runc's old cloned_binary.c"

@@ -84,14 +84,18 @@ recipe() {
 	assert_success
 	deb="$(sed -n 's/^build-deb.sh: built //p' <<<"$output")"
 	[ -f "$deb" ] || fail "build-deb.sh named no .deb: $output"
+	# bookworm is the default suite, and each suite has its folder.
+	[ "$(dirname "$deb")" = "$REPO_ROOT/build/deb/bookworm" ] || fail "the bookworm .deb is not in build/deb/bookworm/: $deb"
 	after="$(ls -A "$parent")"
 	[ "$before" = "$after" ] || fail "build-deb.sh wrote beside the clone: $(diff <(echo "$before") <(echo "$after"))"
-	[ ! -e "$REPO_ROOT/build/deb/runc-src" ] || fail "the source tree was left in build/deb/runc-src"
+	[ ! -e "$REPO_ROOT/build/deb/bookworm/runc-src" ] || fail "the source tree was left in build/deb/bookworm/runc-src"
 
-	# Debian's name, a version that sorts above Debian's, our Depends.
+	# Debian's name, a version that sorts above Debian 12's (the host's
+	# runc: with trixie's and sid's deb-src entries, showsrc lists theirs
+	# too), our Depends.
 	[ "$(dpkg-deb -f "$deb" Package)" = runc ]
 	version="$(dpkg-deb -f "$deb" Version)"
-	debian_version="$(apt-cache showsrc runc | sed -n 's/^Version: //p' | sort -V | tail -n1)"
+	debian_version="$(apt-cache policy runc | sed -n 's/^  Candidate: //p')"
 	[[ "$version" == "$debian_version+memfdtoolkit"* ]] || fail "version $version is not Debian's $debian_version with our suffix"
 	dpkg --compare-versions "$version" gt "$debian_version"
 	dpkg-deb -f "$deb" Depends | grep -q 'libyajl2'
@@ -108,4 +112,18 @@ recipe() {
 	assert_success
 	assert_line "commit: $version, loader: sealed W^X (memfd-toolkit $(sed -n 's/^project(memfd-toolkit VERSION \([^ )]*\).*/\1/p' "$REPO_ROOT/CMakeLists.txt"))"
 	starts_at_annotation_2 "$T/deb/usr/sbin/runc"
+}
+
+@test "contrib/runc/build-deb.sh refuses a suite or a version its series was not made for, naming the allowed ones" {
+	run "$REPO_ROOT/contrib/runc/build-deb.sh" --suite buster
+	assert_failure 1
+	assert_output "build-deb.sh: unknown suite 'buster'; allowed: bookworm, trixie, sid"
+	run "$REPO_ROOT/contrib/runc/build-deb.sh" --suite trixie --version 1.1.14+ds1-1
+	assert_failure 1
+	assert_output --partial "build-deb.sh: runc 1.1.14+ds1-1 for trixie: the series contrib/runc/1.1/ was made and tested for Debian's runc 1.1.15+ds1-2 in trixie alone; allowed: --version 1.1.15+ds1-2 (or no --version)"
+	run "$REPO_ROOT/contrib/runc/build-deb.sh" --version 1.3.6+ds1-1
+	assert_failure 1
+	assert_output --partial "runc 1.3.6+ds1-1 for bookworm: the series contrib/runc/1.1/ was made and tested for Debian's runc 1.1.5+ds1-1+deb12u1 in bookworm alone"
+	# Nothing was made.
+	[ ! -e "$REPO_ROOT/build/roots/trixie-build" ]
 }

@@ -184,3 +184,13 @@ int runc_memfd_noexec_effective(void)
 {
 	return memfd_noexec_level;
 }
+
+int runc13_memfd_noexec_seccomp(int level, struct mt_error **err)
+{
+	int r;
+
+	if (!policy_level_denies_hugetlb_memfd(level))
+		return 0;
+	r = policy_seccomp_deny_hugetlb_memfd(err);
+	return r < 0 ? r : 1;
+}

@@ -59,4 +59,12 @@ void runc_memfd_noexec_open(void);
 void runc_memfd_noexec_read(void);
 int runc_memfd_noexec_effective(void);
 
+/*
+ * For runc init (patch 0005), before runc's own seccomp filter: the rules
+ * of the level its PID namespace really has (the hugetlb rule at 2).
+ * Returns 1 if it installed them, 0 if the level needs none, or -errno
+ * with *err set.
+ */
+int runc13_memfd_noexec_seccomp(int level, struct mt_error **err);
+
 #endif

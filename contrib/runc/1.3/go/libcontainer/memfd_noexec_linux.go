@@ -7,7 +7,6 @@ package libcontainer
 
 import (
 	"fmt"
-	"strconv"
 	"syscall"
 
 	"github.com/opencontainers/runc/libcontainer/configs"
@@ -72,7 +71,7 @@ func memfdNoexecSeccomp() error {
 		logrus.Warnf("vm.memfd_noexec: cannot read this PID namespace's level (%v), applying the rules of level 2", syscall.Errno(-level))
 		level = 2
 	}
-	installed, err := nsenter.MemfdNoexecSeccomp(strconv.Itoa(level))
+	installed, err := nsenter.MemfdNoexecSeccomp(level)
 	if err != nil {
 		return fmt.Errorf("vm.memfd_noexec=%d: %w", level, err)
 	}

@@ -10,7 +10,7 @@ package nsenter
 /*
 #cgo pkg-config: yajl libcap libseccomp
 #include <stdlib.h>
-#include "runc_memfd_toolkit.h"
+#include "runc13_shim.h"
 */
 import "C"
 
@@ -71,14 +71,12 @@ func MemfdNoexecAttrValue(level string, bounding []string) uint32 {
 }
 
 // MemfdNoexecSeccomp installs, in the calling thread, the seccomp rules
-// that go with the annotation's level (at 2: memfd_create(MFD_HUGETLB)
-// fails with EPERM).  It reports whether the level needed any.
-func MemfdNoexecSeccomp(level string) (bool, error) {
+// that go with a level (at 2: memfd_create(MFD_HUGETLB) fails with
+// EPERM).  It reports whether the level needed any.
+func MemfdNoexecSeccomp(level int) (bool, error) {
 	var cerr *C.struct_mt_error
 
-	clevel := C.CString(level)
-	defer C.free(unsafe.Pointer(clevel))
-	r := C.runc_memfd_noexec_seccomp(clevel, &cerr)
+	r := C.runc13_memfd_noexec_seccomp(C.int(level), &cerr)
 	if r < 0 {
 		return false, cError(&cerr)
 	}

@@ -4,8 +4,8 @@
 # from.  Runs inside a Debian sid root, where runc 1.3.6 runs (it needs
 # glibc 2.38): RUNC is the patched runc (contrib/runc/build.sh on Debian's
 # 1.3.6 source, or the package of build-deb.sh --suite sid), STOCK_RUNC
-# sid's own runc package (default /usr/sbin/runc), the sanity case that
-# shows the checks can tell a copy from the overlay.
+# sid's own runc package (default /usr/sbin/runc; never ours), the sanity
+# case that shows the checks can tell a copy from the overlay.
 #
 # A created container's init is still runc init, waiting on its exec fifo,
 # so /proc/PID/exe shows what runc started it from: the binary at the root
@@ -151,9 +151,19 @@ assert_overlay() {
 	assert_overlay
 }
 
+# stock_runc: STOCK_RUNC is runc 1.3 without our loader (where the suite's
+# package of ours is installed as /usr/sbin/runc, STOCK_RUNC must name a
+# copy of Debian's own).
+stock_runc() {
+	[ -x "$STOCK_RUNC" ] || fail "no stock runc at $STOCK_RUNC (STOCK_RUNC=path to Debian sid's runc)"
+	run "$STOCK_RUNC" --version
+	assert_output --partial "runc version 1.3."
+	refute_output --partial "memfd-toolkit"
+}
+
 @test "stock runc 1.3 (sanity): rootless, it copies itself into a memfd per container" {
 	requires user userns
-	[ -x "$STOCK_RUNC" ] || fail "no stock runc at $STOCK_RUNC"
+	stock_runc
 	created rootless 0 "$STOCK_RUNC"
 	assert_success
 	assert_line --index 0 '/memfd:runc_cloned:/proc/self/exe (deleted)'
@@ -162,7 +172,7 @@ assert_overlay() {
 
 @test "stock runc 1.3 (sanity): rootless at level 2, it runs from an unsealed file copy" {
 	requires user userns
-	[ -x "$STOCK_RUNC" ] || fail "no stock runc at $STOCK_RUNC"
+	stock_runc
 	created rootless 2 "$STOCK_RUNC"
 	assert_success
 	refute_line --index 0 /runc

@@ -141,9 +141,19 @@ one_check runc-deb-trixie contrib/runc/build-deb.sh --suite trixie
 run_root trixie runc tests/bats/runc-memfd-noexec.bats \
 	--and --filter 'runc --version|create/start/delete (rootful|rootless) at vm\.memfd_noexec=[02]( on the overlay)? leaves nothing$' tests/bats/runc.bats
 
+# sid's runc 1.3.6 with the 1.3 series, the same way: runc13.bats (where
+# runc init runs from, stock 1.3.6 copying as the sanity case), then
+# runc-memfd-noexec.bats against 1.3.6.
+note "sid root: runc 1.3.6 with the 1.3 series"
+one_check root-sid bash -c 'PROG=run-all; . contrib/lib.sh; suite_tar sid >/dev/null'
+one_check runc-deb-sid contrib/runc/build-deb.sh --suite sid
+run_root sid runc tests/bats/runc13.bats --and tests/bats/runc-memfd-noexec.bats
+
 note "bats suites"
 for suite in tests/bats/*.bats; do
 	name=$(basename "$suite" .bats)
+	# runc 1.3 runs only in the sid root (above).
+	[ "$name" != runc13 ] || continue
 	# A test still running after BATS_TEST_TIMEOUT seconds fails instead of
 	# holding CI to its 90-minute limit.  The longest test here (a bench.bats
 	# build and run) takes about 100 s.  This ends only a test whose

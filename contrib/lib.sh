@@ -58,10 +58,12 @@ suite_check() {
 # apt): the Build-Depends of SUITE_BUILD_DEP (runc: build-deb.sh), what our
 # loader adds to them, lintian, and what the bats suites run inside
 # (bats and its libraries, busybox-static for the container rootfs, uidmap,
-# jq, procps for pgrep, kmod-free util-linux tools).  A change here is a
-# new root: the tar's name carries a hash of its recipe.
+# jq, procps for pgrep, util-linux, and podman's default seccomp profile,
+# which runc-memfd-noexec.bats extends).  A change here is a new root: the
+# tar's name carries a hash of its recipe.
 SUITE_INCLUDE=(lintian quilt pkgconf libcap-dev libseccomp-dev libyajl-dev
-	bats bats-support bats-assert busybox-static uidmap jq procps util-linux)
+	bats bats-support bats-assert busybox-static uidmap jq procps util-linux
+	golang-github-containers-common)
 SUITE_BUILD_DEP=(runc)
 
 # suite_mirror: the URI of the host's bookworm entry; the suites' roots

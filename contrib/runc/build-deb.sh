@@ -95,6 +95,8 @@ export DEB_BUILD_OPTIONS="nocheck ${DEB_BUILD_OPTIONS:-parallel=2}"
 
 install_deps deb deb-src
 mkdir -p "$OUTDIR"
+# An earlier build's package goes first: a failed build leaves none to test.
+rm -f "$OUTDIR"/runc_* "$OUTDIR"/runc-dbgsym_*
 if [ "$suite" = bookworm ]; then
 	# On the host.  The Build-Depends of Debian's runc, only when apt's
 	# simulation finds one missing (not grep -q on a pipe: under pipefail

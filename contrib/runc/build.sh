@@ -4,8 +4,11 @@
 # Builds runc with memfd-toolkit's sealed W^X loader in place of runc's own
 # libcontainer/nsenter/cloned_binary.c.  Output: build/runc (repo root).
 #
-#   RUNC_SRC   runc 1.1.x source tree to build
-#              (default: Debian's, /usr/share/gocode/src/github.com/opencontainers/runc)
+#   RUNC_SRC   runc 1.1.x or 1.3.x source tree to build (its VERSION file
+#              picks the series, contrib/runc/1.1/ or 1.3/; default:
+#              Debian's, /usr/share/gocode/src/github.com/opencontainers/runc)
+#   MEMFD_TOOLKIT_NO_DEPS=1  installs nothing (inside a suite's root, where
+#              the Build-Depends of that suite's runc are installed)
 #   OUT        output binary (default: <repo>/build/runc)
 #   LOADER_REQUEST  auto (default), overlay, memfd, tmpfile or none: the
 #              loader method compiled into runc_loader_shim.c, for the
@@ -19,8 +22,8 @@
 # every run), delete runc's cloned_binary.c there, copy the library
 # folders cloned_binary/, common/, nsexec/ and policy/ whole, with
 # contrib/runc/runc_loader_shim.c, into libcontainer/nsenter/, copy our new
-# Go files (contrib/runc/1.1/go/) to their places, apply
-# contrib/runc/1.1/patches/*.patch in order (any patch that does not apply
+# Go files (contrib/runc/SERIES/go/) to their places, apply
+# contrib/runc/SERIES/patches/*.patch in order (any patch that does not apply
 # exactly is fatal), then go build in GOPATH mode against Debian's
 # packaged Go dependencies.
 set -euo pipefail
@@ -53,13 +56,21 @@ DEST=$GOPRIV/src/github.com/opencontainers/runc
 
 # Debian's runc source and the Go packages it imports, for GOPATH mode (an
 # upstream tree's vendor/ directory takes precedence over them).
-install_deps demo
+[ "${MEMFD_TOOLKIT_NO_DEPS:-0}" = 1 ] || install_deps demo
 
 if [ ! -f "$RUNC_SRC/main.go" ] || [ ! -f "$RUNC_SRC/libcontainer/nsenter/nsexec.c" ]; then
 	die "RUNC_SRC=$RUNC_SRC does not look like a runc source tree"
 fi
-grep -q 'ensure_cloned_binary()' "$RUNC_SRC/libcontainer/nsenter/nsexec.c" ||
-	die "RUNC_SRC=$RUNC_SRC: nsexec.c does not call ensure_cloned_binary() (not runc 1.1.x?)"
+# The series: 1.1 where runc init clones itself (nsexec.c calls
+# ensure_cloned_binary()), 1.3 where the parent does (exeseal).
+if grep -q 'ensure_cloned_binary()' "$RUNC_SRC/libcontainer/nsenter/nsexec.c"; then
+	SERIES=1.1
+elif grep -q '^1\.3\.' "$RUNC_SRC/VERSION" 2>/dev/null &&
+	grep -q 'exeseal.CloneSelfExe(c.stateDir)' "$RUNC_SRC/libcontainer/container_linux.go"; then
+	SERIES=1.3
+else
+	die "RUNC_SRC=$RUNC_SRC: neither runc 1.1.x (nsexec.c calls ensure_cloned_binary()) nor runc 1.3.x (VERSION, exeseal.CloneSelfExe); the series in $HERE are made for those"
+fi
 
 # The toolkit's version, for `runc --version`.
 LOADER_VERSION=$(sed -n 's/^project(memfd-toolkit VERSION \([^ )]*\).*/\1/p' "$TOP/CMakeLists.txt")
@@ -96,18 +107,18 @@ rm -f "$DEST/runc"
 # into libcontainer/nsenter/, whole: the loader (cloned_binary/), common/,
 # nsexec/ (the vm.memfd_noexec rules and the service client) and policy/
 # (the config.json parser, the one yajl user), and our new Go files go to
-# their places in runc's tree (contrib/runc/1.1/go/): the patches only
+# their places in runc's tree (contrib/runc/SERIES/go/): the patches only
 # call them.  The programs live in folders of their own and are never
 # copied.  runc_series_install (contrib/lib.sh) never overwrites a file of
 # runc's, nor one of ours with another of the same name.
-runc_series_install 1.1 "$DEST"
-if grep -rq '_LIBCONTAINER_CLONED_BINARY\|runc_cloned:' \
+runc_series_install "$SERIES" "$DEST"
+if [ "$SERIES" = 1.1 ] && grep -rq '_LIBCONTAINER_CLONED_BINARY\|runc_cloned:' \
 	--include='*.go' --include='*.c' --include='*.h' "$DEST/libcontainer" "$DEST"/*.go; then
 	die "something in $RUNC_SRC still refers to runc's old cloned_binary.c"
 fi
 
-for p in "$HERE"/1.1/patches/*.patch; do
-	[ -e "$p" ] || die "no patches in $HERE/1.1/patches"
+for p in "$HERE/$SERIES"/patches/*.patch; do
+	[ -e "$p" ] || die "no patches in $HERE/$SERIES/patches"
 	echo "build.sh: applying $(basename "$p")"
 	patch -d "$DEST" -p1 --forward --fuzz=0 --no-backup-if-mismatch -s <"$p" ||
 		die "$(basename "$p") does not apply to $RUNC_SRC"

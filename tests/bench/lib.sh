@@ -37,14 +37,29 @@
 #   hybrid mode not supported"), so the crun family's namespaces unmount
 #   the cgroup2 hierarchy at /sys/fs/cgroup/unified (in their own, private
 #   mount namespace) and crun uses cgroup v1.
+# runc13 (inside a Debian sid root, where runc 1.3 runs: glibc 2.38):
+#   stock    sid's runc 1.3.6 ($STOCK13, default /usr/sbin/runc), which
+#            clones itself with exeseal: a detached overlay rootful, a
+#            memfd copy rootless, an unsealed O_TMPFILE copy at level 2
+#   ours     runc 1.3.6 from $RUNC13_SRC (Debian's source, its patches
+#            applied) with the 1.3 series, default build
+#   noclone  the same built with LOADER_REQUEST=none: runc init starts from
+#            runc's own binary (CloneSelfExe bypassed), the lower bound
+#   The two builds come from contrib/runc/build.sh with the suite's own
+#   Build-Depends (MEMFD_TOOLKIT_NO_DEPS=1), into build/bench/runc13-ARM.
+# BENCH_LEVEL=N (runc13 only; default 0): the level of the child PID
+#   namespaces the family runs in.
 # BENCH_NO_BUILD=1 reuses the builds already in build/bench/.
 
 BENCH_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 STOCK=${STOCK:-/usr/sbin/runc}
 STOCK_CRUN=${STOCK_CRUN:-/usr/bin/crun}
+STOCK13=${STOCK13:-/usr/sbin/runc}
+RUNC13_SRC=${RUNC13_SRC:-}
+BENCH_LEVEL=${BENCH_LEVEL:-0}
 TEST_USER=${TEST_USER:-cbtest}
 BENCH_CRUN_SEALED=$BENCH_TOP/build/crun-sealed/crun-sealed
-BENCH_MEMFD_NOEXEC=$BENCH_TOP/build/memfd-noexec/memfd-noexec
+BENCH_MEMFD_NOEXEC=${BENCH_MEMFD_NOEXEC:-$BENCH_TOP/build/memfd-noexec/memfd-noexec}
 # shellcheck disable=SC2206 # split on purpose
 BENCH_FAMILIES=(${BENCH_FAMILIES:-runc crun})
 # shellcheck disable=SC2206 # split on purpose
@@ -57,8 +72,8 @@ bench_die() {
 
 for f in "${BENCH_FAMILIES[@]}"; do
 	case $f in
-	runc | crun) ;;
-	*) bench_die "BENCH_FAMILIES: unknown family '$f' (runc, crun)" ;;
+	runc | runc13 | crun) ;;
+	*) bench_die "BENCH_FAMILIES: unknown family '$f' (runc, runc13, crun)" ;;
 	esac
 done
 unset f
@@ -74,6 +89,10 @@ bench_family() {
 		for ((i = 1; i <= ${#BENCH_EXTRA[@]}; i++)); do
 			BENCH_ARMS+=("x$i")
 		done
+		;;
+	runc13)
+		BENCH_STOCK=$STOCK13
+		BENCH_ARMS=(stock ours noclone)
 		;;
 	crun)
 		BENCH_STOCK=$STOCK_CRUN
@@ -103,6 +122,14 @@ bench_check_host() {
 			[ -x "$STOCK" ] || bench_die "no stock runc at $STOCK (apt-get install runc)"
 			command -v go >/dev/null ||
 				bench_die "go is missing (contrib/install-deps.sh test)"
+			;;
+		runc13)
+			[ -x "$STOCK13" ] || bench_die "no stock runc 1.3 at $STOCK13 (in a sid root: apt-get install runc)"
+			grep -q '^runc version 1\.3\.' <<<"$("$STOCK13" --version)" ||
+				bench_die "$STOCK13 is not runc 1.3 (run the runc13 family in a Debian sid root)"
+			[ -f "$RUNC13_SRC/libcontainer/exeseal/cloned_binary_linux.go" ] ||
+				bench_die "RUNC13_SRC='$RUNC13_SRC' is not a runc 1.3 source tree (apt-get source runc=1.3.6+ds1-1)"
+			command -v go >/dev/null || bench_die "go is missing (apt-get build-dep runc)"
 			;;
 		crun)
 			[ -x "$STOCK_CRUN" ] ||
@@ -149,6 +176,18 @@ bench_build() {
 			done
 			continue
 		fi
+		if [ "$f" = runc13 ]; then
+			for arm in ours noclone; do
+				[ "$arm" = ours ] && req=auto || req=none
+				[ "${BENCH_NO_BUILD:-0}" = 1 ] && [ -x "$BENCH_TOP/build/bench/runc13-$arm" ] &&
+					continue
+				MEMFD_TOOLKIT_NO_DEPS=1 RUNC_SRC=$RUNC13_SRC LOADER_REQUEST=$req \
+					OUT=$BENCH_TOP/build/bench/runc13-$arm "$BENCH_TOP/contrib/runc/build.sh" \
+					>"$BENCH_TOP/build/bench/build-runc13-$arm.log" 2>&1 ||
+					bench_die "contrib/runc/build.sh (runc 1.3, LOADER_REQUEST=$req) failed; see build/bench/build-runc13-$arm.log"
+			done
+			continue
+		fi
 		for arm in ours memfd noclone; do
 			case $arm in
 			ours) req=auto ;;
@@ -182,6 +221,10 @@ bench_stage() {
 		install -m 0755 "$STOCK_CRUN" "$WORK/bin/crun-sealed.crun"
 		install -m 0755 "$BENCH_TOP/build/bench/crun-ours" "$WORK/bin/crun-ours"
 		install -m 0755 "$BENCH_TOP/build/bench/crun-ours121" "$WORK/bin/crun-ours121"
+	elif [ "$BENCH_FAMILY" = runc13 ]; then
+		for arm in ours noclone; do
+			install -m 0755 "$BENCH_TOP/build/bench/runc13-$arm" "$WORK/bin/runc13-$arm"
+		done
 	else
 		for arm in ours memfd noclone; do
 			install -m 0755 "$BENCH_TOP/build/bench/runc-$arm" "$WORK/bin/runc-$arm"
@@ -260,6 +303,8 @@ bench_in_pidns() {
 				umount /sys/fs/cgroup/unified || exit 125
 			fi
 			exec "$@"' sh "$@"
+	elif [ "${BENCH_FAMILY:-}" = runc13 ]; then
+		"$BENCH_MEMFD_NOEXEC" run --level "$BENCH_LEVEL" --proc -- "$@"
 	else
 		"$BENCH_MEMFD_NOEXEC" run --level 0 --proc -- "$@"
 	fi
@@ -283,7 +328,7 @@ bench_method() {
 	# shellcheck disable=SC2016 # expanded by the inner bash
 	out=$(bench_in_pidns bash -c "$(declare -f bench_runtime)"'
 		WORK=$1 TEST_USER=$2 BENCH_FAMILY=$3 log=$4; shift 4
-		if [ "$BENCH_FAMILY" = runc ]; then
+		if [ "$BENCH_FAMILY" != crun ]; then
 			bench_runtime "$1" "$2" --debug --log "$log" create \
 				-b "$WORK/bundle-$1" "method-$2" </dev/null >/dev/null 2>&1 || exit
 		else
@@ -294,7 +339,10 @@ bench_method() {
 		bench_runtime "$1" "$2" delete -f "method-$2"' \
 		_ "$WORK" "$TEST_USER" "$BENCH_FAMILY" "$log" "$1" "$2" 2>&1) ||
 		bench_die "$BENCH_FAMILY-$2 ($1) cannot create a container: $out $(tail -3 "$log" 2>/dev/null)"
-	sed -n 's/.*cloned_binary: using \([a-z-]*\).*/\1/p' "$log" | head -1 |
+	# runc 1.3's own clone (exeseal) names its overlay and its copies too.
+	sed -n 's/.*cloned_binary: using \([a-z-]*\).*/\1/p
+		s/.*runc exeseal: using overlayfs.*/exeseal-overlay/p
+		s/.*cloning \/proc\/self\/exe binary.*/exeseal-copy/p' "$log" | head -1 |
 		grep . || echo -
 }
 
@@ -312,19 +360,21 @@ bench_cleanup() {
 		done
 	done
 	case "$WORK" in
-	/tmp/runc-bench.* | /tmp/crun-bench.*) rm -rf -- "$WORK" ;;
+	/tmp/runc-bench.* | /tmp/runc13-bench.* | /tmp/crun-bench.*) rm -rf -- "$WORK" ;;
 	esac
 	WORK=
 }
 
 bench_versions() {
 	local arm
-	echo "host vm.memfd_noexec: $(cat /proc/sys/vm/memfd_noexec) (never written; each mode runs in a child PID namespace at 0)"
+	local level=0
+	[ "$BENCH_FAMILY" != runc13 ] || level=$BENCH_LEVEL
+	echo "host vm.memfd_noexec: $(cat /proc/sys/vm/memfd_noexec) (never written; each mode runs in a child PID namespace at $level)"
 	echo "kernel: $(uname -r), $(nproc) CPUs, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 	for arm in "${BENCH_ARMS[@]}"; do
-		if [ "$BENCH_FAMILY" = runc ]; then
+		if [ "$BENCH_FAMILY" != crun ]; then
 			printf '  %-8s %s\n' "$arm" \
-				"$("$WORK/bin/runc-$arm" --version | sed -n 's/^commit: //p')"
+				"$("$WORK/bin/$BENCH_FAMILY-$arm" --version | sed -n 's/^runc version //p; s/^commit: //p' | paste -sd ' ')"
 		else
 			# crun --version: its version, commit and (ours) loader lines.
 			printf '  %-8s %s\n' "$arm" "$(bench_ns_runtime rootful "$arm" --version |

@@ -2,8 +2,8 @@
 """Tables for tests/bench/start.sh and memory.sh (benchmark output,
 not a test).
 
-  stats.py start [--family=runc|crun] MODE TIMES [ARM=METHOD ...]
-  stats.py memory [--family=runc|crun] MODE RECORDS [ARM=METHOD ...]
+  stats.py start [--family=runc|runc13|crun] MODE TIMES [ARM=METHOD ...]
+  stats.py memory [--family=runc|runc13|crun] MODE RECORDS [ARM=METHOD ...]
 
 The family (default runc) names the arms, their labels and the ratios.
 TIMES has lines "ARM ROUND WALL_US CPU_US".  Prints, per arm, the wall
@@ -35,6 +35,17 @@ FAMILIES = {
         "ratios": [("ours", "noclone"), ("ours", "stock"),
                    ("memfd", "noclone"), ("stock", "noclone")],
         # What each container's init is, for the memory table.
+        "init": "runc init's",
+    },
+    "runc13": {
+        "arms": ["stock", "ours", "noclone"],
+        "labels": {
+            "stock": "stock Debian sid runc 1.3.6",
+            "ours": "ours 1.3.6 (1.3 series)",
+            "noclone": "ours 1.3.6, no clone (limit)",
+        },
+        "ratios": [("ours", "stock"), ("ours", "noclone"),
+                   ("stock", "noclone")],
         "init": "runc init's",
     },
     "crun": {
@@ -127,16 +138,19 @@ def memory(mode, path, methods):
         for line in f:
             w = line.split()
             if w[0] == "arm":
-                shm[w[1]] = (int(w[2]), int(w[3]), int(w[5]), int(w[6]))
+                # Cached (fields 7, 8) came later: 0 0 when absent.
+                shm[w[1]] = (int(w[2]), int(w[3]), int(w[5]), int(w[6]),
+                             int(w[7]) if len(w) > 8 else 0,
+                             int(w[8]) if len(w) > 8 else 0)
             elif w[0] == "deleted":
                 deleted[w[1]] = int(w[2])
             elif w[0] == "init":
                 inits[w[1]].append((int(w[2]), int(w[3]), w[4], w[5], w[6]))
-    print(f"{mode}: created containers, MB (10^6 bytes); Shmem and Slab per "
-          "container = (after - before) / N")
+    print(f"{mode}: created containers, MB (10^6 bytes); Shmem, Slab and "
+          "Cached (page cache) per container = (after - before) / N")
     w = width()
     print(f"  {'arm':<{w}} {'method':<11} {'N':>4} {'Shmem/ctr':>9} "
-          f"{'Slab/ctr':>8} "
+          f"{'Slab/ctr':>8} {'Cache/ctr':>9} "
           f"{'Pss med':>8} {'Pss mean':>8} {'Rss med':>8} {'copies':>6} "
           f"{'binary':>8} {'Shmem left':>10}")
     for arm in ARMS:
@@ -145,7 +159,7 @@ def memory(mode, path, methods):
             print(f"  {LABELS[arm]:<{w}} no data")
             continue
         n = len(v)
-        before, after, slab_before, slab_after = shm[arm]
+        before, after, slab_before, slab_after, c_before, c_after = shm[arm]
         pss = [x[0] for x in v]
         rss = [x[1] for x in v]
         copies = len({x[2] for x in v if x[3] in ("memfd", "unlinked")})
@@ -154,6 +168,7 @@ def memory(mode, path, methods):
         print(f"  {LABELS[arm]:<{w}} {methods.get(arm, '-'):<11} {n:>4} "
               f"{(after - before) / n * 1.024 / 1000:9.2f} "
               f"{(slab_after - slab_before) / n * 1.024 / 1000:8.3f} "
+              f"{(c_after - c_before) / n * 1.024 / 1000:9.2f} "
               f"{statistics.median(pss) * 1.024 / 1000:8.2f} "
               f"{statistics.mean(pss) * 1.024 / 1000:8.2f} "
               f"{statistics.median(rss) * 1.024 / 1000:8.2f} "

@@ -5,8 +5,12 @@
 # (trixie, sid), against that suite's runc as contrib/runc/build-deb.sh
 # --suite SUITE built it: the runtime people run there, on its own glibc.
 #
-#   tests/roots/run.sh SUITE [BATS ARGS...]     (as root; TAP on stdout)
-#   e.g. tests/roots/run.sh trixie tests/bats/runc-memfd-noexec.bats
+#   tests/roots/run.sh SUITE BATS-ARGS [--and BATS-ARGS]...   (as root)
+#   e.g. tests/roots/run.sh trixie tests/bats/runc-memfd-noexec.bats \
+#            --and --filter 'runc --version' tests/bats/runc.bats
+#
+# Each BATS-ARGS is one `bats --tap` run, in the same root, one after the
+# other; their TAP goes to stdout.
 #
 # The root (contrib/lib.sh: the suite's mmdebstrap tar, cached in
 # build/roots/, unpacked fresh into build/roots/SUITE-test/) gets:
@@ -35,7 +39,7 @@ PROG=roots/run.sh
 # shellcheck source=contrib/lib.sh
 . "$(dirname "$0")/../../contrib/lib.sh"
 
-[ $# -ge 1 ] || die "usage: tests/roots/run.sh SUITE [BATS ARGS...]"
+[ $# -ge 2 ] || die "usage: tests/roots/run.sh SUITE BATS-ARGS [--and BATS-ARGS]..."
 suite=$1
 shift
 suite_check "$suite"
@@ -97,14 +101,24 @@ SUITE_BINDS=$binds suite_run "$ROOT" "${ROOT_TIMEOUT:-1800}" \
 	*) fail "the stock runc of $SUITE is $(dpkg-deb -f "$stock" Version), not Debian'"'"'s $STOCK_VERSION that our package rebuilds" ;;
 	esac
 	dpkg-deb -x "$stock" /opt/stock-runc
+	rm -f /var/lib/man-db/auto-update # (man-db'"'"'s trigger takes a minute)
 	apt-get install -y -qq --no-install-recommends "./$DEB" >>apt.log 2>&1 ||
 		fail "apt-get install ./$DEB failed: $(tail -5 apt.log | tr "\n" " ")"
 	id -u "$TEST_USER" >/dev/null 2>&1 ||
 		useradd --system --create-home --home-dir "/var/lib/$TEST_USER" --shell /bin/sh "$TEST_USER"
 	/usr/sbin/runc --version >&2
 	cd "$TOP"
-	exec env RUNC=/usr/sbin/runc STOCK_RUNC=/opt/stock-runc/usr/sbin/runc \
-		bats --tap "$@"' run-in-root "$@" || rc=$?
+	export RUNC=/usr/sbin/runc STOCK_RUNC=/opt/stock-runc/usr/sbin/runc
+	rc=0 args=()
+	for a in "$@" --and; do
+		if [ "$a" != --and ]; then
+			args+=("$a")
+			continue
+		fi
+		bats --tap "${args[@]}" || rc=1
+		args=()
+	done
+	exit "$rc"' run-in-root "$@" || rc=$?
 level_after=$(cat /proc/sys/vm/memfd_noexec 2>/dev/null || echo absent)
 if [ "$level_after" != "$level_before" ]; then
 	echo "not ok - $suite root: the host's vm.memfd_noexec changed during the run: $level_before -> $level_after"

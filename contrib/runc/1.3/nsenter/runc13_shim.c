@@ -1,0 +1,196 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * runc13_shim: runc 1.3's parent clones its binary through the loader, and
+ * runc init reads its PID namespace's real vm.memfd_noexec level.  See
+ * runc13_shim.h.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "memfd-sysctl.h"
+#include "runc13_shim.h"
+
+/* For runc_loader_shim.c: the loader's lines go into runc init's log pipe
+ * (runc 1.3's log.c exports what runc 1.1's nsexec.c kept static). */
+bool nsexec_loader_debug(void)
+{
+	return logfd >= 0 && log_enabled_for(DEBUG);
+}
+
+void nsexec_loader_log(bool error, const char *line)
+{
+	write_log(error ? ERROR : DEBUG, "%s", line);
+}
+
+#ifndef RUNC_LOADER_REQUEST
+#define RUNC_LOADER_REQUEST CLONED_BINARY_REQUEST_AUTO
+#endif
+
+/*
+ * The loader's lines of one runc_clone_self_exe() call.  The loader's log
+ * callback takes no argument, and cgo runs the call on one thread:
+ * thread-local, so concurrent callers (libcontainer users) never mix.
+ */
+static __thread char *clone_msg;
+static __thread size_t clone_msg_size;
+
+static void clone_log(const char *line)
+{
+	size_t len;
+
+	if (!clone_msg || clone_msg_size == 0)
+		return;
+	len = strlen(clone_msg);
+	(void)snprintf(clone_msg + len, clone_msg_size - len, "%s%s", len ? "\n" : "", line);
+}
+
+bool runc_loader_no_clone(void)
+{
+#if defined(RUNC_LOADER_NO_CLONE) && RUNC_LOADER_NO_CLONE
+	return true;
+#else
+	return false;
+#endif
+}
+
+int runc_clone_self_exe(const char *statedir, char *msg, size_t msg_size)
+{
+	const char *tmpdirs[] = {statedir, NULL};
+	struct cloned_binary_options opts = {
+		.request = RUNC_LOADER_REQUEST,
+		.tmpdirs = tmpdirs,
+		.debug = true,
+		.log = clone_log,
+	};
+	enum cloned_binary_method m;
+	struct mt_error *err = NULL;
+	int exe, fd = -1, r;
+
+	msg[0] = '\0';
+	if (runc_loader_no_clone()) {
+		/* The benchmark's lower bound: runc init runs from the host's
+		 * binary, open to CVE-2019-5736.  Never installed. */
+		fd = open("/proc/self/exe", O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		(void)snprintf(msg, msg_size,
+			       CLONED_BINARY_LOG_PREFIX
+			       "using none (no-clone benchmark build, unprotected)");
+		return fd;
+	}
+	exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (exe < 0) {
+		r = -errno;
+		(void)snprintf(msg, msg_size,
+			       CLONED_BINARY_LOG_PREFIX "Failed to open /proc/self/exe: %m");
+		return r;
+	}
+	clone_msg = msg;
+	clone_msg_size = msg_size;
+	r = cloned_binary_clone(exe, &opts, &m, &fd, &err);
+	clone_msg = NULL;
+	(void)close(exe);
+	if (r < 0) {
+		size_t len = strlen(msg);
+
+		(void)snprintf(msg + len, msg_size - len, "%s" CLONED_BINARY_LOG_PREFIX "%s",
+			       len ? "\n" : "", mt_error_message(err));
+		mt_error_free(&err);
+		return r;
+	}
+	/* The loader checked it; check again what runc init will run. */
+	r = cloned_binary_is_sealed(fd, &opts);
+	if (r <= 0) {
+		(void)close(fd);
+		(void)snprintf(msg, msg_size,
+			       CLONED_BINARY_LOG_PREFIX "Refusing the clone (%s): it is not sealed",
+			       cloned_binary_method_to_string(m));
+		return r < 0 ? r : -ENOEXEC;
+	}
+	/* The loader logged "cloned_binary: using METHOD". */
+	return fd;
+}
+
+int runc_apply_memfd_noexec(unsigned attr, bool new_pidns, pid_t stage2_pid)
+{
+	struct nsexec_request req = {
+		.level = (int)(attr & RUNC_MEMFD_NOEXEC_LEVEL_MASK),
+		.origin = new_pidns ? NSEXEC_ORIGIN_CREATED : NSEXEC_ORIGIN_JOINED,
+		.keeps_sys_admin = attr & RUNC_MEMFD_NOEXEC_SYS_ADMIN,
+	};
+	struct mt_error *err = NULL;
+	struct nsexec_result res;
+	int r;
+
+	if (!(attr & RUNC_MEMFD_NOEXEC_PRESENT))
+		return 0;
+	r = nsexec_apply_memfd_noexec(stage2_pid, &req, &res, &err);
+	if (r < 0) {
+		write_log(FATAL, "%s", mt_error_message(err));
+		mt_error_free(&err);
+		return r;
+	}
+	if (res.joined || res.kept)
+		write_log(WARNING, "vm.memfd_noexec: %s %d (asked for %d)",
+			  res.joined ? "joined a namespace already at" : "kept stricter inherited",
+			  res.after, req.level);
+	else if (res.written)
+		write_log(DEBUG, "vm.memfd_noexec: set %d (was %d)", res.after, res.before);
+	else
+		write_log(DEBUG, "vm.memfd_noexec: already %d", res.after);
+	return 0;
+}
+
+static int memfd_noexec_fd = -EBADF;
+static int memfd_noexec_level = -ENODATA;
+
+void runc_memfd_noexec_open(void)
+{
+	memfd_noexec_fd = open(MT_MEMFD_NOEXEC_PATH, O_RDONLY | O_CLOEXEC);
+	if (memfd_noexec_fd < 0)
+		memfd_noexec_level = -errno;
+}
+
+void runc_memfd_noexec_read(void)
+{
+	char buf[4];
+	ssize_t n;
+
+	if (memfd_noexec_fd < 0)
+		return;
+	do
+		n = pread(memfd_noexec_fd, buf, sizeof(buf), 0);
+	while (n < 0 && errno == EINTR);
+	if (n < 0) {
+		memfd_noexec_level = -errno;
+	} else if (n != 2 || buf[1] != '\n') {
+		memfd_noexec_level = -EBADMSG;
+	} else {
+		buf[1] = '\0';
+		memfd_noexec_level = mt_memfd_noexec_parse(buf);
+		if (memfd_noexec_level < 0)
+			memfd_noexec_level = -EBADMSG;
+	}
+	(void)close(memfd_noexec_fd);
+	memfd_noexec_fd = -EBADF;
+}
+
+int runc_memfd_noexec_effective(void)
+{
+	return memfd_noexec_level;
+}
+
+int runc13_memfd_noexec_seccomp(int level, struct mt_error **err)
+{
+	int r;
+
+	if (!policy_level_denies_hugetlb_memfd(level))
+		return 0;
+	r = policy_seccomp_deny_hugetlb_memfd(err);
+	return r < 0 ? r : 1;
+}

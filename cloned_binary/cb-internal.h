@@ -60,13 +60,31 @@ int cb_clone_overlay(const struct cb_ctx *c, int src, int *ret_fd, char *why, si
  * 1 if fd is a file on a detached, read-only overlayfs that refuses writes
  * (EROFS), owned by root or by us and writable by neither group nor
  * others, and whose superblock is read-only without an upper layer (where
- * that can be proven; see overlay.c); 0 if not; -errno.  vouched: the
+ * that can be proven; see proof.c); 0 if not; -errno.  vouched: the
  * caller is ensure() with the marker, run from a clone its maker made and
  * checked (owner, directories, superblock) where it could see them; then
  * only the read-only and detached checks are made (in a container's user
  * namespace root's files show as unmapped).
  */
 int cb_overlay_is_sealed(int fd, bool vouched);
+
+/*
+ * Root, or us (or, where global root is unmapped, the overflow uid that
+ * root's files show as): the owners whose files no one else can rewrite
+ * (proof.c).
+ */
+bool cb_owner_trusted(uid_t uid);
+
+/* An empty, read-only tmpfs attached nowhere: its mount fd, or -errno
+ * (overlay.c). */
+int cb_empty_layer(void);
+
+/*
+ * Remembers the mount fd mnt of an overlay this process made, by the mount
+ * ID of file, its clone on it; takes mnt, closing it where the ID cannot
+ * be read or an older entry makes room (proof.c).
+ */
+void cb_overlay_own_register(int mnt, int file);
 
 /*
  * A directory of the options' (or a default one) opened O_RDONLY and

@@ -2,7 +2,8 @@
 /*
  * The sealed W^X loader's entry points; see cloned_binary.h for the
  * contract, context.c for the context and the debug log, and overlay.c,
- * memfd.c and tmpdir.c for the methods.
+ * memfd.c and tmpdir.c for the methods (proof.c recognises an overlay
+ * clone).
  *
  * Order of methods (auto): overlay first (overlay.c: the binary itself on
  * a detached read-only overlayfs, no copy); where that is impossible,

@@ -1318,10 +1318,13 @@ static void in_new_pidns(int level, void (*fn)(void))
 					die("Failed to write %d: %s", level, strerror(-r));
 			}
 			fn();
-			exit(0);
+			fflush(NULL);
+			_exit(0);
 		}
 		wait_ok(init, "the namespace's init");
-		exit(0);
+		/* _exit: LeakSanitizer's exit check cannot stop the world from
+		 * a process whose children are in another PID namespace. */
+		_exit(0);
 	}
 	wait_ok(pid, "the namespace's parent");
 }

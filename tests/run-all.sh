@@ -151,7 +151,10 @@ run_root trixie runc tests/bats/runc-memfd-noexec.bats \
 note "sid root: runc 1.3.6 with the 1.3 series"
 one_check root-sid bash -c 'PROG=run-all; . contrib/lib.sh; suite_tar sid >/dev/null'
 one_check runc-deb-sid contrib/runc/build-deb.sh --suite sid
-run_root sid runc tests/bats/runc13.bats --and tests/bats/runc-memfd-noexec.bats
+# The 1.3 series' known gaps (has_gap in runc-memfd-noexec.bats): the
+# assertions that need them are skipped, the behaviour is still asserted.
+RUNC_GAPS=level-line,fatal-message \
+	run_root sid runc tests/bats/runc13.bats --and tests/bats/runc-memfd-noexec.bats
 
 note "bats suites"
 # crun-patched.bats runs once more, against crun 1.21 rebuilt.

@@ -44,6 +44,7 @@ installed_files() {
 		/usr/$libdir/libmtcommon.a
 		/usr/lib/systemd/system/memfd-noexec.service
 		/usr/lib/systemd/system/memfd-noexec.socket
+		/usr/libexec/memfd-toolkit/crun-sealed
 		/usr/share/containers/oci/hooks.d/memfd-noexec.json
 		/usr/share/doc/memfd-toolkit/examples/50-memfd-noexec.conf
 		/usr/share/man/man1/sealexec.1
@@ -262,6 +263,7 @@ check_options() {
 		/lib/systemd/system/memfd-noexec.socket
 		/usr/bin/memfd-noexec
 		/usr/bin/sealexec
+		/usr/libexec/memfd-toolkit/crun-sealed
 		/usr/share/containers/oci/hooks.d/memfd-noexec.json
 		/usr/share/doc/memfd-toolkit/README.md.gz
 		/usr/share/doc/memfd-toolkit/changelog.gz

@@ -79,14 +79,22 @@ recipe() {
 	requires cmd:dpkg-buildpackage cmd:lintian cmd:quilt || return 1
 	local parent before after deb debian_version version
 	parent="$(dirname "$REPO_ROOT")"
-	before="$(ls -A "$parent")"
-	run "$REPO_ROOT/contrib/runc/build-deb.sh"
+	# The clone's parent may be /tmp, where other processes come and go:
+	# only the names a runc package build writes there count (runc_*,
+	# runc-*), and the build gets a TMPDIR of its own, so that lintian's
+	# temporary files (mldbm-elf-*) stay out of the shared /tmp.
+	parent_files() {
+		find "$parent" -mindepth 1 -maxdepth 1 -name 'runc[_-]*' -printf '%f\n' | LC_ALL=C sort
+	}
+	before="$(parent_files)"
+	mkdir "$T/tmp"
+	run env TMPDIR="$T/tmp" "$REPO_ROOT/contrib/runc/build-deb.sh"
 	assert_success
 	deb="$(sed -n 's/^build-deb.sh: built //p' <<<"$output")"
 	[ -f "$deb" ] || fail "build-deb.sh named no .deb: $output"
 	# bookworm is the default suite, and each suite has its folder.
 	[ "$(dirname "$deb")" = "$REPO_ROOT/build/deb/bookworm" ] || fail "the bookworm .deb is not in build/deb/bookworm/: $deb"
-	after="$(ls -A "$parent")"
+	after="$(parent_files)"
 	[ "$before" = "$after" ] || fail "build-deb.sh wrote beside the clone: $(diff <(echo "$before") <(echo "$after"))"
 	[ ! -e "$REPO_ROOT/build/deb/bookworm/runc-src" ] || fail "the source tree was left in build/deb/bookworm/runc-src"
 

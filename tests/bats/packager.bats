@@ -81,10 +81,12 @@ recipe() {
 	parent="$(dirname "$REPO_ROOT")"
 	# The clone's parent may be /tmp, where other processes come and go:
 	# only the names a runc package build writes there count (runc_*,
-	# runc-*), and the build gets a TMPDIR of its own, so that lintian's
-	# temporary files (mldbm-elf-*) stay out of the shared /tmp.
+	# runc-dbgsym_*, golang-github-opencontainers-runc-dev_*), and the
+	# build gets a TMPDIR of its own, so that lintian's temporary files
+	# (mldbm-elf-*) stay out of the shared /tmp.
 	parent_files() {
-		find "$parent" -mindepth 1 -maxdepth 1 -name 'runc[_-]*' -printf '%f\n' | LC_ALL=C sort
+		find "$parent" -mindepth 1 -maxdepth 1 \( -name 'runc_*' -o -name 'runc-dbgsym_*' \
+			-o -name 'golang-github-opencontainers-runc*' \) -printf '%f\n' | LC_ALL=C sort
 	}
 	before="$(parent_files)"
 	mkdir "$T/tmp"

@@ -74,6 +74,8 @@ teardown() {
 	fi
 	if [ -n "${HUGEPAGES_BEFORE:-}" ]; then
 		echo "$HUGEPAGES_BEFORE" >/proc/sys/vm/nr_hugepages || rc=1
+		[ "$(cat /proc/sys/vm/nr_hugepages)" = "$HUGEPAGES_BEFORE" ] ||
+			{ echo "vm.nr_hugepages is $(cat /proc/sys/vm/nr_hugepages), not $HUGEPAGES_BEFORE again" >&2; rc=1; }
 	fi
 	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}" || rc=1
 	return "$rc"
@@ -195,7 +197,9 @@ stock_runc() {
 # MFD_HUGETLB memfd, which hugetlbfs lets run even at level 2) in a
 # container without any request, in a PID namespace at LEVEL.
 hugetlb() {
-	HUGEPAGES_BEFORE=$(cat /proc/sys/vm/nr_hugepages)
+	# The value before the test's first call: a test that calls this twice
+	# must not take its own reservation for the host's (teardown restores it).
+	HUGEPAGES_BEFORE=${HUGEPAGES_BEFORE:-$(cat /proc/sys/vm/nr_hugepages)}
 	echo $((HUGEPAGES_BEFORE + 2)) >/proc/sys/vm/nr_hugepages
 	[ "$(awk '/^HugePages_Free:/ { print $2 }' /proc/meminfo)" -ge 1 ] ||
 		missing "a free huge page (vm.nr_hugepages could not be raised)" || return 1

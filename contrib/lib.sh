@@ -237,7 +237,8 @@ exit "$?"
 #    and header (contrib/runc/runc_loader_shim.c, runc_memfd_toolkit.h),
 #    or the series' own nsenter/*.[ch] where it has them (a file there
 #    overrides the shared one of the same name);
-#  - the series' go/ over the tree.
+#  - the Go files every series shares (contrib/runc/go/), then the
+#    series' own go/, over the tree (the two never name the same file).
 # runc's own cloned_binary.c goes where the series replaces it (1.1); a
 # file of runc's is never overwritten, nor one of ours by another.
 runc_series_install() {
@@ -257,11 +258,13 @@ runc_series_install() {
 		[ ! -e "$nsenter/$name" ] || die "$tree already has libcontainer/nsenter/$name"
 		cp "$f" "$nsenter/"
 	done
-	if [ -d "$dir/go" ]; then
+	local go
+	for go in "$TOP/contrib/runc/go" "$dir/go"; do
+		[ -d "$go" ] || continue
 		while IFS= read -r -d '' f; do
-			[ ! -e "$tree/$f" ] || die "$tree already has $f"
+			[ ! -e "$tree/$f" ] || die "$tree already has $f (from $go)"
 			mkdir -p "$(dirname "$tree/$f")"
-			cp "$dir/go/$f" "$tree/$f"
-		done < <(cd "$dir/go" && find . -type f -name '*.go' -print0)
-	fi
+			cp "$go/$f" "$tree/$f"
+		done < <(cd "$go" && find . -type f -name '*.go' -print0)
+	done
 }

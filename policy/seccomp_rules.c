@@ -89,19 +89,15 @@ static int kernel_has_exec_control(void)
 	return negative_errno();
 }
 
-int policy_memfd_noexec_effective(void)
+int policy_memfd_noexec_effective_fd(int fd)
 {
-	_cleanup_close_ int fd = -EBADF;
 	struct statfs sfs;
-	int r;
 
-	fd = open(MT_MEMFD_NOEXEC_PATH, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0) {
-		r = negative_errno();
 		/* Missing: no levels in this kernel, or hidden from us. */
-		if (r == -ENOENT && kernel_has_exec_control() == 0)
+		if (fd == -ENOENT && kernel_has_exec_control() == 0)
 			return -EOPNOTSUPP;
-		return r;
+		return fd;
 	}
 	/* Only procfs answers for the reader's namespace; anything else at
 	 * that path (an image's file, no procfs on /proc) may lie. */
@@ -110,6 +106,14 @@ int policy_memfd_noexec_effective(void)
 	if ((unsigned long)sfs.f_type != (unsigned long)PROC_SUPER_MAGIC)
 		return -EMEDIUMTYPE;
 	return mt_memfd_noexec_read_fd(fd);
+}
+
+int policy_memfd_noexec_effective(void)
+{
+	_cleanup_close_ int fd = -EBADF;
+
+	fd = open(MT_MEMFD_NOEXEC_PATH, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	return policy_memfd_noexec_effective_fd(fd < 0 ? negative_errno() : fd);
 }
 
 bool policy_hugetlb_rule_needed(int effective)

@@ -65,6 +65,15 @@ bool policy_level_denies_hugetlb_memfd(int level);
 int policy_memfd_noexec_effective(void);
 
 /*
+ * The same, read from fd, a file the caller opened at MT_MEMFD_NOEXEC_PATH
+ * earlier (read once, from its start; not closed), or the -errno of that
+ * open(2): for a runtime that opens the sysctl on the host's procfs
+ * before it enters the container and reads it in the container's PID
+ * namespace (runc 1.3's nsexec).  Same returns.
+ */
+int policy_memfd_noexec_effective_fd(int fd);
+
+/*
  * THE decision, for every runtime (runc 1.1 and 1.3, the crun shim,
  * memfd-noexec run): whether a process needs the rule below, given
  * effective, what policy_memfd_noexec_effective() returned in that

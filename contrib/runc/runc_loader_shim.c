@@ -190,9 +190,14 @@ int runc_memfd_noexec_seccomp(const char *level, char *msg, size_t msg_size, str
 			POLICY_ANNOTATION);
 	/* The level this process really runs at (stage-0 applied the request
 	 * before this): asked for, inherited or joined. */
-	r = policy_seccomp_hugetlb_for_effective_level(&effective, err);
-	if (r < 0)
-		return r;
+	effective = runc_memfd_noexec_effective();
+	r = 0;
+	if (policy_hugetlb_rule_needed(effective)) {
+		r = policy_seccomp_deny_hugetlb_memfd(err);
+		if (r < 0)
+			return r;
+		r = 1;
+	}
 	if (effective >= 0)
 		(void)snprintf(msg, msg_size, "vm.memfd_noexec=%d here%s%s: %s", effective,
 			       level ? ", asked for " : "", level ? level : "",

@@ -72,12 +72,22 @@ uint32_t runc_memfd_noexec_attr(const char *level, const char *const *bounding, 
  * every runc exec: the seccomp rules that go with the level the process
  * really runs at, read in its PID namespace, whether the container asked
  * for it (level: the annotation's value, checked again; NULL: none),
- * inherited it or joined a namespace at it
- * (policy_seccomp_hugetlb_for_effective_level(): at 2, or when the level
- * cannot be read, memfd_create(MFD_HUGETLB) fails with EPERM).  msg gets
- * the debug line to log.  Returns 1 if it installed them, 0 if none are
- * needed, or -errno with *err set.
+ * inherited it or joined a namespace at it (runc_memfd_noexec_effective();
+ * policy_hugetlb_rule_needed(): at 2, or when the level cannot be read,
+ * memfd_create(MFD_HUGETLB) fails with EPERM).  msg gets the line to log,
+ * the same in every series ("vm.memfd_noexec=N here, asked for M: ...").
+ * Returns 1 if it installed them, 0 if none are needed, or -errno with
+ * *err set.
  */
 int runc_memfd_noexec_seccomp(const char *level, char *msg, size_t msg_size, struct mt_error **err);
+
+/*
+ * The level runc init's PID namespace really has, as
+ * policy_memfd_noexec_effective() returns it (0..2 or -errno).  Each
+ * series says where it is read: runc 1.1's runc init reads it itself
+ * (1.1/nsenter/runc11_shim.c); runc 1.3's nsexec opens the sysctl before
+ * it enters any namespace and reads it in stage-2 (runc13_shim.c).
+ */
+int runc_memfd_noexec_effective(void);
 
 #endif

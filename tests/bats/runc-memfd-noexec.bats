@@ -159,23 +159,6 @@ messages() {
 }
 
 # assert_message TEXT: a runc error message contains TEXT (fixed string).
-# has_gap NAME: true where the runc under test is known to lack NAME, as
-# RUNC_GAPS (comma-separated, set by tests/run-all.sh for a runc series)
-# says; the test then skips only the assertion that needs it, and keeps
-# asserting the behaviour.  Known gaps of the 1.3 series (sid):
-#  - level-line: runc init does not log the level it read ("vm.memfd_noexec=N
-#    here: ..."); the rule itself follows the real level (EPERM asserted);
-#  - fatal-message: where the container has no capabilities or no bounding
-#    set, the refusal's message does not always reach runc's error (runc
-#    says "can't get final child's PID from pipe: EOF"); the refusal
-#    itself is asserted.
-has_gap() {
-	case ",${RUNC_GAPS:-}," in
-	*",$1,"*) return 0 ;;
-	esac
-	return 1
-}
-
 assert_message() {
 	grep -qF -- "$1" <<<"$(messages)" && return
 	batslib_print_kv_single_or_multi 9 'substring' "$1" 'output' "$output" |
@@ -224,7 +207,7 @@ assert_nothing_left() {
 	assert_memfd_level 0
 	refute_line --regexp 'nsexec.*vm\.memfd_noexec'
 	# runc init only reads the level, for the MFD_HUGETLB rule.
-	has_gap level-line || assert_line --partial 'vm.memfd_noexec=0 here: no MFD_HUGETLB rule needed'
+	assert_line --partial 'vm.memfd_noexec=0 here: no MFD_HUGETLB rule needed'
 }
 
 @test "user namespace container: set from outside, and runc exec sees it too" {
@@ -305,7 +288,7 @@ assert_nothing_left() {
 	assert_success
 	assert_line 'memfdprobe: level=2'
 	assert_line 'memfdprobe: flags=hugetlb result=EPERM'
-	has_gap level-line || assert_line --partial 'vm.memfd_noexec=2 here, asked for 1: memfd_create(MFD_HUGETLB) refused (seccomp)'
+	assert_line --partial 'vm.memfd_noexec=2 here, asked for 1: memfd_create(MFD_HUGETLB) refused (seccomp)'
 	assert_nothing_left
 	# No request, no PID namespace of its own: it joins at_level's, at 2.
 	bundle join '.linux.namespaces |= map(select(.type != "pid"))' /bin/sh -c "$probe"
@@ -313,7 +296,7 @@ assert_nothing_left() {
 	assert_success
 	assert_line 'memfdprobe: level=2'
 	assert_line 'memfdprobe: flags=hugetlb result=EPERM'
-	has_gap level-line || assert_line --partial 'vm.memfd_noexec=2 here: memfd_create(MFD_HUGETLB) refused (seccomp)'
+	assert_line --partial 'vm.memfd_noexec=2 here: memfd_create(MFD_HUGETLB) refused (seccomp)'
 	assert_nothing_left
 	# No request, joining another namespace at 2 by path (a pod's
 	# sandbox), and runc exec into it.
@@ -349,8 +332,8 @@ assert_nothing_left() {
 			assert_success
 			assert_line "memfdprobe: level=$level"
 			assert_line --regexp '^memfdprobe: flags=hugetlb result=ok '
-			has_gap level-line || assert_line --partial "vm.memfd_noexec=$level here"
-			has_gap level-line || assert_line --partial 'no MFD_HUGETLB rule needed'
+			assert_line --partial "vm.memfd_noexec=$level here"
+			assert_line --partial 'no MFD_HUGETLB rule needed'
 			assert_nothing_left
 		done
 	done
@@ -516,7 +499,7 @@ BAD_VALUES=(
 		bundle b ".annotations.memfd_noexec = \"2\" | $keep"
 		run at_level --proc 0 "$T/runc" --log-format json run -b "$T/b" "$ID" </dev/null
 		assert_failure 1
-		has_gap fatal-message || assert_message 'Drop CAP_SYS_ADMIN'
+		assert_message 'Drop CAP_SYS_ADMIN'
 		refute_output --partial 'memfdprobe:'
 		assert_nothing_left
 	done

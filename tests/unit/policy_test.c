@@ -1460,6 +1460,9 @@ static void case_effective_hidden(void)
 		if (policy_memfd_noexec_effective() != -EOPNOTSUPP)
 			die("a kernel without exec control reads %d, expected -EOPNOTSUPP",
 			    policy_memfd_noexec_effective());
+		if (policy_memfd_noexec_effective_fd(-ENOENT) != -EOPNOTSUPP)
+			die("a missing file without exec control reads %d through an fd's error, expected -EOPNOTSUPP",
+			    policy_memfd_noexec_effective_fd(-ENOENT));
 		r = policy_seccomp_hugetlb_for_effective_level(&effective, &e);
 		if (r != 0 || effective != -EOPNOTSUPP)
 			die("returned %d (read %d) without exec control, expected 0", r, effective);
@@ -1470,6 +1473,48 @@ static void case_effective_hidden(void)
 		exit(0);
 	}
 	wait_ok(pid, "the old-kernel child");
+}
+
+/* runc 1.3's way: the sysctl opened outside, read in the namespace. */
+static int effective_fd = -EBADF;
+
+static void check_effective_fd(void)
+{
+	int got = policy_memfd_noexec_effective_fd(effective_fd);
+
+	if (got != expect_effective)
+		die("read through an fd opened outside: %d, expected %d", got, expect_effective);
+}
+
+static void case_effective_fd(void)
+{
+	char path[] = "/tmp/policy-test-level.XXXXXX";
+	int fd;
+
+	require_root();
+	/* The kernel answers for the reader's PID namespace, whoever opened
+	 * the file: each namespace reads its own level. */
+	for (int level = 0; level <= 2; level++) {
+		effective_fd = open(MT_MEMFD_NOEXEC_PATH, O_RDONLY | O_CLOEXEC);
+		if (effective_fd < 0)
+			die("Failed to open %s: %m", MT_MEMFD_NOEXEC_PATH);
+		expect_effective = level;
+		in_new_pidns(level, check_effective_fd);
+		(void)close(effective_fd);
+	}
+	/* The open's error goes through; a missing file on a kernel with
+	 * exec control stays -ENOENT (the rule then applies). */
+	if (policy_memfd_noexec_effective_fd(-EACCES) != -EACCES ||
+	    policy_memfd_noexec_effective_fd(-ENOENT) != -ENOENT)
+		die("an open(2) error was not passed through");
+	/* A file that is not on procfs is not believed. */
+	fd = mkstemp(path);
+	if (fd < 0 || write(fd, "0\n", 2) != 2 || lseek(fd, 0, SEEK_SET) != 0)
+		die("Failed to write %s: %m", path);
+	(void)unlink(path);
+	if (policy_memfd_noexec_effective_fd(fd) != -EMEDIUMTYPE)
+		die("a file not on procfs was believed: %d", policy_memfd_noexec_effective_fd(fd));
+	(void)close(fd);
 }
 
 struct func_case {
@@ -1497,6 +1542,7 @@ static const struct func_case func_cases[] = {
 	{"effective_level", case_effective_level},
 	{"effective_not_procfs", case_effective_not_procfs},
 	{"effective_hidden", case_effective_hidden},
+	{"effective_fd", case_effective_fd},
 };
 
 /* ---- driver ------------------------------------------------------------- */

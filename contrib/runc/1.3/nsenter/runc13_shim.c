@@ -146,51 +146,27 @@ int runc_apply_memfd_noexec(unsigned attr, bool new_pidns, pid_t stage2_pid)
 	return 0;
 }
 
+/* The sysctl's fd (stage-0), or the -errno of its open(2); then, after
+ * stage-2's read, the level or -errno. */
 static int memfd_noexec_fd = -EBADF;
 static int memfd_noexec_level = -ENODATA;
 
 void runc_memfd_noexec_open(void)
 {
-	memfd_noexec_fd = open(MT_MEMFD_NOEXEC_PATH, O_RDONLY | O_CLOEXEC);
+	memfd_noexec_fd = open(MT_MEMFD_NOEXEC_PATH, O_RDONLY | O_CLOEXEC | O_NOCTTY);
 	if (memfd_noexec_fd < 0)
-		memfd_noexec_level = -errno;
+		memfd_noexec_fd = -errno;
 }
 
 void runc_memfd_noexec_read(void)
 {
-	char buf[4];
-	ssize_t n;
-
-	if (memfd_noexec_fd < 0)
-		return;
-	do
-		n = pread(memfd_noexec_fd, buf, sizeof(buf), 0);
-	while (n < 0 && errno == EINTR);
-	if (n < 0) {
-		memfd_noexec_level = -errno;
-	} else if (n != 2 || buf[1] != '\n') {
-		memfd_noexec_level = -EBADMSG;
-	} else {
-		buf[1] = '\0';
-		memfd_noexec_level = mt_memfd_noexec_parse(buf);
-		if (memfd_noexec_level < 0)
-			memfd_noexec_level = -EBADMSG;
-	}
-	(void)close(memfd_noexec_fd);
+	memfd_noexec_level = policy_memfd_noexec_effective_fd(memfd_noexec_fd);
+	if (memfd_noexec_fd >= 0)
+		(void)close(memfd_noexec_fd);
 	memfd_noexec_fd = -EBADF;
 }
 
 int runc_memfd_noexec_effective(void)
 {
 	return memfd_noexec_level;
-}
-
-int runc13_memfd_noexec_seccomp(int level, struct mt_error **err)
-{
-	int r;
-
-	if (!policy_level_denies_hugetlb_memfd(level))
-		return 0;
-	r = policy_seccomp_deny_hugetlb_memfd(err);
-	return r < 0 ? r : 1;
 }

@@ -47,24 +47,17 @@ bool runc_loader_no_clone(void);
 int runc_apply_memfd_noexec(unsigned attr, bool new_pidns, pid_t stage2_pid);
 
 /*
- * The effective vm.memfd_noexec of runc init's PID namespace: nsexec opens
- * the sysctl in stage-0, before it joins or creates any namespace (so the
+ * The effective vm.memfd_noexec of runc init's PID namespace
+ * (runc_memfd_noexec_effective(), runc_memfd_toolkit.h): nsexec opens the
+ * sysctl in stage-0, before it joins or creates any namespace (so the
  * file is the host's procfs, never one a container mounted), and stage-2,
  * in the container's PID namespace and after stage-0 applied the
  * container's level, reads it (the kernel answers for the reader's PID
- * namespace).  runc_memfd_noexec_effective() then returns 0, 1 or 2, or
- * -ENOENT where the kernel has no such sysctl, or another -errno.
+ * namespace) with policy_memfd_noexec_effective_fd(): 0, 1 or 2, or
+ * -EOPNOTSUPP where the kernel has no levels, or another -errno.  Until
+ * stage-2 read it, -ENODATA.
  */
 void runc_memfd_noexec_open(void);
 void runc_memfd_noexec_read(void);
-int runc_memfd_noexec_effective(void);
-
-/*
- * For runc init (patch 0005), before runc's own seccomp filter: the rules
- * of the level its PID namespace really has (the hugetlb rule at 2).
- * Returns 1 if it installed them, 0 if the level needs none, or -errno
- * with *err set.
- */
-int runc13_memfd_noexec_seccomp(int level, struct mt_error **err);
 
 #endif

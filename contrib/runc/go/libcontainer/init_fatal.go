@@ -2,7 +2,8 @@
 
 package libcontainer
 
-// memfd-toolkit: runc's error ends with nsexec's reason (patch 0001).
+// memfd-toolkit: runc's error ends with nsexec's reason (1.1: patch
+// 0001; 1.3: patch 0006).
 // When runc init dies in nsexec, runc says only "can't get final child's
 // PID from pipe: EOF"; the reason went to runc init's log pipe, and
 // podman, containerd and the CRI show runc's error, not its log.
@@ -12,9 +13,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 
-	"github.com/opencontainers/runc/libcontainer/logs"
 	"github.com/sirupsen/logrus"
 )
 
@@ -68,19 +67,4 @@ func (w *initFatal) wrap(err error) error {
 		return err
 	}
 	return fmt.Errorf("%w: %s", err, w.msg)
-}
-
-// forwardInitLogs is parent.forwardChildLogs(), watching for the reason.
-func forwardInitLogs(parent parentProcess) (chan error, *initFatal) {
-	var pipe *os.File
-	switch p := parent.(type) {
-	case *initProcess:
-		pipe = p.logFilePair.parent
-	case *setnsProcess:
-		pipe = p.logFilePair.parent
-	default:
-		return parent.forwardChildLogs(), nil
-	}
-	w := &initFatal{r: pipe}
-	return logs.ForwardLogs(w), w
 }

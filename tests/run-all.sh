@@ -21,7 +21,9 @@ fi
 contrib/install-deps.sh test || { echo "run-all: Failed to install dependencies" >&2; exit 1; }
 mkdir -p "$LOGDIR"
 
-note() { printf '\n=== %s ===\n' "$*"; }
+# note TITLE: a stage's heading, with the run's time so far (CI's log
+# then shows what each stage costs).
+note() { printf '\n=== %s === (at %dm%02ds)\n' "$*" $((SECONDS / 60)) $((SECONDS % 60)); }
 
 # count_tap FILE: add a TAP log's results to the totals.
 count_tap() {
@@ -170,9 +172,11 @@ for suite in "${suites[@]}"; do
 	# processes die with it: a namespace must be bounded where it is made
 	# (kill_after in helpers.bash), since bats signals only the test's own
 	# children.
+	t0=$SECONDS
 	env "${vars[@]}" BATS_TEST_TIMEOUT="${BATS_TEST_TIMEOUT:-900}" BUILD_DIR="$REPO/build" \
 		bats --tap "$suite" >"$LOGDIR/bats-$name.log" 2>&1
 	sed 's/^/  /' "$LOGDIR/bats-$name.log"
+	echo "  # $name: $((SECONDS - t0)) s"
 	count_tap "$LOGDIR/bats-$name.log"
 	grep -qE '^1\.\.[0-9]+' "$LOGDIR/bats-$name.log" ||
 		{ echo "not ok - bats $name did not run"; failed=$((failed + 1)); }
@@ -191,6 +195,7 @@ if [ -x tests/kernels/run.sh ]; then
 fi
 
 echo
+echo "run-all: $((SECONDS / 60))m$((SECONDS % 60))s"
 [ "$skipped" -eq 0 ] || echo "($skipped skipped)"
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

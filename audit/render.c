@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * audit: rendering, as text or as one JSON document (through
- * policy/json_writer.h).  Names from /proc (comm, memfd names, cgroups) are
+ * policy/json-writer.h).  Names from /proc (comm, memfd names, cgroups) are
  * chosen by whoever runs there: the text shows them through mt_escape()
  * (printable ASCII only); the JSON carries them as they are when they are
  * UTF-8, else escaped the same way.
@@ -16,7 +16,7 @@
 
 #include "audit.h"
 #include "escape.h"
-#include "json_writer.h"
+#include "json-writer.h"
 #include "macro.h"
 
 /* ---- names and memfds ------------------------------------------------------ */

@@ -23,7 +23,7 @@
 #include "macro.h"
 #include "memfd-noexec.h"
 #include "memfd-sysctl.h"
-#include "seccomp_rules.h"
+#include "seccomp-rules.h"
 
 static void usage_run(FILE *f)
 {

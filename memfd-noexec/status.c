@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_writer.h"
+#include "json-writer.h"
 #include "kernel-features.h"
 #include "log.h"
 #include "macro.h"

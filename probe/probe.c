@@ -22,7 +22,7 @@
 #include "fd-util.h"
 #include "fork-report.h"
 #include "macro.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 #include "pidns.h"
 #include "probe.h"
 #include "kernel-features.h"

@@ -29,10 +29,10 @@
 #include "errors.h"
 #include "escape.h"
 #include "fd-util.h"
-#include "json_writer.h"
+#include "json-writer.h"
 #include "macro.h"
 #include "memfd-sysctl.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 #include "parse.h"
 #include "internal.h"
 

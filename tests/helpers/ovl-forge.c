@@ -51,9 +51,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cloned_binary.h"
+#include "cloned-binary.h"
 #include "macro.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 
 #ifndef FSPICK_CLOEXEC
 #define FSPICK_CLOEXEC 0x01

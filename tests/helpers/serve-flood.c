@@ -42,7 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 
 #define MAX_SUBUIDS 64
 

@@ -30,11 +30,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cloned_binary.h"
+#include "cloned-binary.h"
 #include "fakekernel.h"
 #include "macro.h"
 #include "memfd-sysctl.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 
 #define SKIP 77
 

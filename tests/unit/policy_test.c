@@ -31,12 +31,12 @@
 
 #include "fakekernel.h"
 #include "fd-util.h"
-#include "json_writer.h"
+#include "json-writer.h"
 #include "macro.h"
 #include "memfd-sysctl.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 #include "policy.h"
-#include "seccomp_rules.h"
+#include "seccomp-rules.h"
 
 static const char *current;
 

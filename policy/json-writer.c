@@ -7,7 +7,7 @@
 
 #include <yajl/yajl_gen.h>
 
-#include "json_writer.h"
+#include "json-writer.h"
 #include "macro.h"
 
 struct policy_json_writer {

@@ -315,7 +315,7 @@ plain_runc() {
 	fi
 }
 
-# ---- the memfd-noexec service on its default socket (issue 11) ---------------
+# ---- the memfd-noexec service on its default socket --------------------------
 # The clients (the patched runc's nsexec, the hook) ask the service at
 # /run/memfd-noexec.sock, the path the systemd unit uses; a test that needs
 # it starts it there as the administrator's unit would, in the initial PID

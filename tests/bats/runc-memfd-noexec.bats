@@ -276,7 +276,7 @@ assert_nothing_left() {
 }
 
 # The rule follows the level the container really runs at, read in its own
-# PID namespace, not the one it asks for (issue 35 item 6): a request for 1
+# PID namespace, not the one it asks for: a request for 1
 # under a parent at 2 runs at 2, and so does a container that joins a
 # namespace at 2 without asking; both get the rule.  One that really runs
 # at 0 or 1 does not.
@@ -547,7 +547,7 @@ BAD_VALUES=(
 	assert_nothing_left
 }
 
-# ---- rootless, with the memfd-noexec service (issue 11) ----------------------
+# ---- rootless, with the memfd-noexec service ---------------------------------
 
 # assert_served LEVEL REPLY: the service's log shows the test user's
 # request for LEVEL answered REPLY (ok, kept).

@@ -594,10 +594,9 @@ int audit_print_json(const struct audit *a)
 	r = summary_line(a, &line);
 	if (r < 0)
 		return r;
-	r = policy_json_writer_new(&w);
+	r = policy_json_writer_new_object(&w);
 	if (r < 0)
 		return r;
-	(void)policy_json_writer_open_object(w, NULL);
 	(void)policy_json_writer_add_string(w, "scope", scopes[a->scope]);
 	(void)policy_json_writer_add_int(w, "euid", (long long)geteuid());
 	(void)policy_json_writer_open_array(w, "namespaces");

@@ -58,6 +58,25 @@ int policy_json_writer_new(struct policy_json_writer **ret)
 	return 0;
 }
 
+int policy_json_writer_new_object(struct policy_json_writer **ret)
+{
+	struct policy_json_writer *w;
+	int r;
+
+	if (!ret)
+		return -EINVAL;
+	r = policy_json_writer_new(&w);
+	if (r < 0)
+		return r;
+	r = policy_json_writer_open_object(w, NULL);
+	if (r < 0) {
+		policy_json_writer_free(w);
+		return r;
+	}
+	*ret = w;
+	return 0;
+}
+
 void policy_json_writer_free(struct policy_json_writer *w)
 {
 	if (!w)

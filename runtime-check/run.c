@@ -241,11 +241,10 @@ static int build_config(const struct check_ctx *c, const char *annotation,
 			struct policy_json_writer **ret)
 {
 	_cleanup_(policy_json_writer_freep) struct policy_json_writer *w = NULL;
-	int r = policy_json_writer_new(&w);
+	int r = policy_json_writer_new_object(&w);
 
 	if (r < 0)
 		return r;
-	(void)policy_json_writer_open_object(w, NULL);
 	(void)policy_json_writer_add_string(w, "ociVersion", "1.0.2");
 	add_process(w, c);
 	(void)policy_json_writer_open_object(w, "root");

@@ -24,7 +24,7 @@
 #include "fd-util.h"
 #include "macro.h"
 #include "memfd-sysctl.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 #include "nsexec.h"
 #include "parse.h"
 

@@ -53,7 +53,7 @@
 #include "fd-util.h"
 #include "macro.h"
 #include "memfd-sysctl.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 #include "nsexec.h"
 #include "parse.h"
 

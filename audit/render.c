@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * audit: rendering, as text or as one JSON document (through
- * policy/json_writer.h).  Names from /proc (comm, memfd names, cgroups) are
+ * policy/json-writer.h).  Names from /proc (comm, memfd names, cgroups) are
  * chosen by whoever runs there: the text shows them through mt_escape()
  * (printable ASCII only); the JSON carries them as they are when they are
  * UTF-8, else escaped the same way.
@@ -16,7 +16,7 @@
 
 #include "audit.h"
 #include "escape.h"
-#include "json_writer.h"
+#include "json-writer.h"
 #include "macro.h"
 
 /* ---- names and memfds ------------------------------------------------------ */
@@ -594,10 +594,9 @@ int audit_print_json(const struct audit *a)
 	r = summary_line(a, &line);
 	if (r < 0)
 		return r;
-	r = policy_json_writer_new(&w);
+	r = policy_json_writer_new_object(&w);
 	if (r < 0)
 		return r;
-	(void)policy_json_writer_open_object(w, NULL);
 	(void)policy_json_writer_add_string(w, "scope", scopes[a->scope]);
 	(void)policy_json_writer_add_int(w, "euid", (long long)geteuid());
 	(void)policy_json_writer_open_array(w, "namespaces");

@@ -77,7 +77,7 @@
 
 #include "audit.h"
 #include "macro.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 
 const char *audit_verdict_str(enum audit_verdict v)
 {

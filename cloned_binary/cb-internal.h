@@ -9,7 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cloned_binary.h"
+#include "cloned-binary.h"
 #include "errors.h"
 #include "kernel-features.h"
 #include "macro.h"

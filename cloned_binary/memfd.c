@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "cb-internal.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 
 static int memfd_seal(const struct cb_ctx *c, int fd, bool *ret_exec_sealed)
 {

@@ -50,7 +50,7 @@
 #include <unistd.h>
 
 #include "cb-internal.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 #include "fd-util.h"
 #include "parse.h"
 

@@ -26,8 +26,9 @@
 #include <unistd.h>
 
 #include "cb-internal.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 #include "fd-util.h"
+#include "fork-report.h"
 #include "parse.h"
 
 /* ---- the overlays we made ------------------------------------------------
@@ -170,8 +171,9 @@ static int mount_attached(int id)
  * mountinfo to out.  System calls only: it is forked from a process that
  * may have threads.  Exits 0, or with the errno of the failed step.
  */
-_noreturn_ static void proof_child(int clone, int out)
+_noreturn_ static void proof_child(int out, const void *data)
 {
+	const int clone = *(const int *)data;
 	static const char *const dirs[] = {"/tmp", "/run", "/mnt", "/dev"};
 	char buf[4096];
 	int ctx, tmp, f, info;
@@ -248,7 +250,7 @@ static int superblock_sealed(int fd, bool *ret_clone_failed)
 	_cleanup_close_ int clone = -EBADF;
 	_cleanup_fclose_ FILE *f = NULL;
 	_cleanup_free_ char *line = NULL;
-	int p[2], id, status = 0, r = -ENOENT;
+	int rd, id, status, r = -ENOENT;
 	size_t size = 0;
 	pid_t pid;
 
@@ -261,21 +263,13 @@ static int superblock_sealed(int fd, bool *ret_clone_failed)
 	id = mount_id_of(clone);
 	if (id < 0)
 		return id;
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return negative_errno();
-	pid = fork();
-	if (pid == 0) {
-		(void)close(p[0]);
-		proof_child(clone, p[1]);
-	}
-	(void)close(p[1]);
-	if (pid < 0) {
-		(void)close(p[0]);
-		return negative_errno();
-	}
-	f = fdopen(p[0], "re");
+	/* The report is the child's whole mountinfo: read as a stream. */
+	pid = mt_fork_pipe(proof_child, &clone, &rd);
+	if (pid < 0)
+		return pid;
+	f = fdopen(rd, "re");
 	if (!f)
-		(void)close(p[0]);
+		(void)close(rd);
 	while (f && getline(&line, &size, f) >= 0) {
 		const char *end;
 		int first;
@@ -283,11 +277,10 @@ static int superblock_sealed(int fd, bool *ret_clone_failed)
 		if (mt_parse_int(line, INT_MAX, &first, &end) == 0 && *end == ' ' && first == id)
 			r = options_sealed(line);
 	}
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		;
+	status = mt_fork_wait(pid);
 	if (!f)
 		return -ENOMEM;
-	if (WIFEXITED(status) && WEXITSTATUS(status) != 0)
+	if (status >= 0 && WIFEXITED(status) && WEXITSTATUS(status) != 0)
 		return -WEXITSTATUS(status);
 	return r;
 }

@@ -11,7 +11,7 @@
 
 #include "kernel-features.h"
 #include "macro.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 #include "memfd-sysctl.h"
 
 static const struct {

@@ -50,7 +50,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cloned_binary.h"
+#include "cloned-binary.h"
 #include "log.h"
 #include "macro.h"
 

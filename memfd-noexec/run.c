@@ -23,7 +23,7 @@
 #include "macro.h"
 #include "memfd-noexec.h"
 #include "memfd-sysctl.h"
-#include "seccomp_rules.h"
+#include "seccomp-rules.h"
 
 static void usage_run(FILE *f)
 {
@@ -146,7 +146,9 @@ static int run_options(int argc, char *argv[])
 	return level;
 }
 
-/* Forks CMD as PID 1 of a new PID namespace, waiting on the sync pipe. */
+/* Forks CMD as PID 1 of a new PID namespace, waiting on the sync pipe.  A
+ * bare fork(), not fork-report.h: the pipe runs the other way (the parent
+ * says go once it has set the level), and the child execs CMD. */
 static pid_t run_spawn(char *argv[], int *ret_sync)
 {
 	int sync[2];

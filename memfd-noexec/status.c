@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "json_writer.h"
+#include "json-writer.h"
 #include "kernel-features.h"
 #include "log.h"
 #include "macro.h"
@@ -59,10 +59,9 @@ static int print_status_json(const struct status_info *s)
 	_cleanup_(policy_json_writer_freep) struct policy_json_writer *w = NULL;
 	int r;
 
-	r = policy_json_writer_new(&w);
+	r = policy_json_writer_new_object(&w);
 	if (r < 0)
 		return r;
-	(void)policy_json_writer_open_object(w, NULL);
 	for (size_t i = 0; i < mt_features_count; i++)
 		(void)policy_json_writer_add_bool(w, mt_feature_name(i),
 						  mt_feature_value(&s->f, i));

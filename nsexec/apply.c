@@ -15,7 +15,7 @@
 
 #include "helper.h"
 #include "macro.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 #include "nsexec.h"
 #include "pidns.h"
 #include "memfd-sysctl.h"

@@ -63,8 +63,9 @@ _noreturn_ static void raise_level(int fd, struct nsexec_report *rep, int level)
 	report_exit(fd, rep, NSEXEC_STAGE_DONE, 0);
 }
 
-_noreturn_ static void worker(int fd, const struct job *j)
+_noreturn_ static void worker(int fd, const void *data)
 {
+	const struct job *j = data;
 	struct nsexec_report rep = {.before = -1, .after = -1};
 	int r;
 
@@ -93,7 +94,6 @@ _noreturn_ static void worker(int fd, const struct job *j)
 _noreturn_ static void helper(int ns_fd, int fd, const struct job *j)
 {
 	struct nsexec_report rep = {.before = -1, .after = -1};
-	pid_t pid;
 
 	if (setns(ns_fd, CLONE_NEWPID) < 0) {
 		bool as_owner = errno == EPERM && j->level < 0 && j->user_fd >= 0;
@@ -104,15 +104,8 @@ _noreturn_ static void helper(int ns_fd, int fd, const struct job *j)
 	}
 	(void)close(ns_fd);
 
-	pid = fork();
-	if (pid < 0)
-		report_exit(fd, &rep, NSEXEC_STAGE_FORK, errno);
-	if (pid == 0)
-		worker(fd, j);
-	(void)close(fd);
-	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-		;
-	_exit(0);
+	/* setns() moved only where our children go: the worker is inside. */
+	report_exit(fd, &rep, NSEXEC_STAGE_FORK, -mt_fork_hand_on(worker, j, fd));
 }
 
 /* status: a wait status, or the -errno of waitpid(). */

@@ -15,7 +15,7 @@
 
 #include "fd-util.h"
 #include "macro.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 #include "memfd-sysctl.h"
 #include "parse.h"
 #include "pidns.h"

@@ -30,7 +30,7 @@
 
 #include "fd-util.h"
 #include "policy-internal.h"
-#include "json_reader.h"
+#include "json-reader.h"
 #include "macro.h"
 #include "message.h"
 #include "memfd-sysctl.h"

@@ -7,7 +7,7 @@
 #define POLICY_POLICY_INTERNAL_H
 
 #include "errors.h"
-#include "json_reader.h"
+#include "json-reader.h"
 
 /* A level value: "0", "1" or "2" as a JSON string; absent gives
  * POLICY_LEVEL_NONE.  name and what name it in messages. */

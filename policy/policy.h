@@ -10,7 +10,7 @@
  * Values are JSON strings, exactly "0", "1" or "2".
  *
  * All JSON handling of the project sits behind this header (and
- * json_writer.h), so that the JSON library can be swapped.
+ * json-writer.h), so that the JSON library can be swapped.
  *
  * Conventions: functions return 0 (or a count) on success and -errno on
  * failure, with an error in *err (common/errors.h).  ret_* parameters are

@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "policy-internal.h"
-#include "json_reader.h"
+#include "json-reader.h"
 #include "macro.h"
 #include "message.h"
 #include "parse.h"

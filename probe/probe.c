@@ -22,7 +22,7 @@
 #include "fd-util.h"
 #include "fork-report.h"
 #include "macro.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 #include "pidns.h"
 #include "probe.h"
 #include "kernel-features.h"
@@ -176,8 +176,9 @@ _noreturn_ static void sem_inner(int go_fd, int back_fd)
 }
 
 /* A: init of the throwaway namespace. */
-_noreturn_ static void sem_outer(int fd, const struct nsexec_ns_id *caller)
+_noreturn_ static void sem_outer(int fd, const void *data)
 {
+	const struct nsexec_ns_id *caller = data;
 	struct sem_report rep = {.v0 = -1, .child_read = -1};
 	int go[2], back[2], r, v;
 	pid_t b;
@@ -205,6 +206,9 @@ _noreturn_ static void sem_outer(int fd, const struct nsexec_ns_id *caller)
 		sem_fail(fd, &rep, STEP_PIPE, errno);
 	if (unshare(CLONE_NEWPID) < 0)
 		sem_fail(fd, &rep, STEP_UNSHARE_INNER, errno);
+	/* A bare fork(), not mt_fork_hand_on(): B does not report; A raises
+	 * the level between B's start and B's read, so the two talk both
+	 * ways (go, back) while A stays in charge of the report. */
 	b = fork();
 	if (b < 0)
 		sem_fail(fd, &rep, STEP_FORK_INNER, errno);
@@ -240,19 +244,10 @@ _noreturn_ static void sem_creator(int fd, const void *data)
 {
 	const struct nsexec_ns_id *caller = data;
 	struct sem_report rep = {.v0 = -1, .child_read = -1};
-	pid_t a;
 
 	if (unshare(CLONE_NEWPID) < 0)
 		sem_fail(fd, &rep, STEP_UNSHARE, errno);
-	a = fork();
-	if (a < 0)
-		sem_fail(fd, &rep, STEP_FORK, errno);
-	if (a == 0)
-		sem_outer(fd, caller);
-	(void)close(fd);
-	while (waitpid(a, NULL, 0) < 0 && errno == EINTR)
-		;
-	_exit(0);
+	sem_fail(fd, &rep, STEP_FORK, -mt_fork_hand_on(sem_outer, caller, fd));
 }
 
 /* The verdict from a complete report; the detail says what was seen. */

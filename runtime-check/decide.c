@@ -27,10 +27,10 @@
 #include "errors.h"
 #include "escape.h"
 #include "fd-util.h"
-#include "json_writer.h"
+#include "json-writer.h"
 #include "macro.h"
 #include "memfd-sysctl.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 #include "parse.h"
 #include "internal.h"
 
@@ -246,10 +246,9 @@ int runtime_check_print_json(FILE *f, const char *runtime, const struct runtime_
 	_cleanup_(policy_json_writer_freep) struct policy_json_writer *w = NULL;
 	int r;
 
-	r = policy_json_writer_new(&w);
+	r = policy_json_writer_new_object(&w);
 	if (r < 0)
 		return r;
-	(void)policy_json_writer_open_object(w, NULL);
 	(void)policy_json_writer_add_string(w, "runtime", runtime);
 	if (o->level_here >= 0)
 		(void)policy_json_writer_add_int(w, "level_here", o->level_here);

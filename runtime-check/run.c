@@ -29,10 +29,11 @@
 #include "errors.h"
 #include "escape.h"
 #include "fd-util.h"
-#include "json_writer.h"
+#include "fork-report.h"
+#include "json-writer.h"
 #include "macro.h"
 #include "memfd-sysctl.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 #include "parse.h"
 #include "internal.h"
 
@@ -240,11 +241,10 @@ static int build_config(const struct check_ctx *c, const char *annotation,
 			struct policy_json_writer **ret)
 {
 	_cleanup_(policy_json_writer_freep) struct policy_json_writer *w = NULL;
-	int r = policy_json_writer_new(&w);
+	int r = policy_json_writer_new_object(&w);
 
 	if (r < 0)
 		return r;
-	(void)policy_json_writer_open_object(w, NULL);
 	(void)policy_json_writer_add_string(w, "ociVersion", "1.0.2");
 	add_process(w, c);
 	(void)policy_json_writer_open_object(w, "root");
@@ -355,7 +355,9 @@ static int wait_deadline(pid_t pid, int timeout_ms, int *ret_status)
 }
 
 /* In a forked child: stdin from /dev/null, stdout/stderr to the fds, the
- * caller's signal mask back, then exec argv with a clean environment. */
+ * caller's signal mask back, then exec argv with a clean environment.  A
+ * bare fork(), not fork-report.h: the child execs and reports nothing; what
+ * the runtime says goes to the capture files. */
 static pid_t spawn(char *const argv[], int out_fd, int err_fd, const sigset_t *mask)
 {
 	pid_t pid = fork();
@@ -454,9 +456,17 @@ static void namespace_run(const struct check_ctx *c, const sigset_t *mask,
 
 /* PID 1 of the throwaway PID namespace: sets up the mounts, runs the
  * container, deletes it, and reports on report_fd. */
-_noreturn_ static void namespace_init(const struct check_ctx *c, int report_fd,
-				      const sigset_t *mask)
+/* What the namespace's parent hands on to its init. */
+struct namespace_args {
+	const struct check_ctx *c;
+	const sigset_t *mask;
+};
+
+_noreturn_ static void namespace_init(int report_fd, const void *data)
 {
+	const struct namespace_args *a = data;
+	const struct check_ctx *c = a->c;
+	const sigset_t *mask = a->mask;
 	struct runtime_check_report rep = {};
 	enum run_step step;
 	int r;
@@ -535,23 +545,12 @@ static void parse_inside(const char *text, struct runtime_check_container *res)
 }
 
 /*
- * Forks the throwaway namespace's parent: it unshares PID and mount
- * namespaces and forks their init, which runs the container and writes
- * its report to wr.  Returns the parent's pid, or -errno.
+ * The throwaway namespace's parent (mt_fork_pipe()'s child): it unshares
+ * PID and mount namespaces and hands the pipe on to their init, which runs
+ * the container and writes its report to wr.
  */
-static pid_t spawn_namespace(struct check_ctx *c, int rd, int wr, const sigset_t *mask,
-			     struct mt_error **err)
+_noreturn_ static void namespace_parent(int wr, const void *data)
 {
-	pid_t pid, init;
-	int status;
-
-	fflush(NULL);
-	pid = fork();
-	if (pid < 0)
-		return mt_error_set(err, negative_errno(), "Failed to fork: %m");
-	if (pid > 0)
-		return pid;
-	(void)close(rd);
 	(void)prctl(PR_SET_PDEATHSIG, SIGKILL);
 	if (unshare(CLONE_NEWPID | CLONE_NEWNS) < 0) {
 		struct runtime_check_report rep = {.step = STEP_MOUNT_PRIVATE,
@@ -560,14 +559,8 @@ static pid_t spawn_namespace(struct check_ctx *c, int rd, int wr, const sigset_t
 		(void)!write(wr, &rep, sizeof(rep));
 		_exit(1);
 	}
-	init = fork();
-	if (init == 0)
-		namespace_init(c, wr, mask);
-	if (init < 0)
-		_exit(1);
-	while (waitpid(init, &status, 0) < 0 && errno == EINTR)
-		;
-	_exit(0);
+	(void)mt_fork_hand_on(namespace_init, data, wr);
+	_exit(1);
 }
 
 /* Waits for the run and takes in its report and the container's output. */
@@ -608,10 +601,11 @@ static int collect_run(struct check_ctx *c, int rd, pid_t pid, struct runtime_ch
 int runtime_check_run_one(struct check_ctx *c, const char *annotation, const sigset_t *mask,
 			  struct runtime_check_container *res, struct mt_error **err)
 {
-	_cleanup_close_ int rd = -EBADF, wr = -EBADF;
+	const struct namespace_args args = {c, mask};
+	_cleanup_close_ int rd = -EBADF;
 	char shown[200 * MT_ESCAPE_MAX_PER_CHAR + 1];
-	int p[2], r;
 	pid_t pid;
+	int r;
 
 	*res = (struct runtime_check_container){.annotation = annotation, .level = -1};
 	r = write_config(c, annotation);
@@ -622,13 +616,12 @@ int runtime_check_run_one(struct check_ctx *c, const char *annotation, const sig
 			(mt_escape(shown, sizeof(shown), c->self, strlen(c->self), 200), shown));
 	if (r < 0)
 		return mt_error_set(err, r, "Failed to write config.json: %s", strerror(-r));
-	if (pipe2(p, O_CLOEXEC) < 0)
-		return mt_error_set(err, negative_errno(), "Failed to create a pipe: %m");
-	rd = p[0];
-	wr = p[1];
-	pid = spawn_namespace(c, rd, wr, mask, err);
+	/* Not mt_fork_report(): the run must end within its deadline
+	 * (collect_run), whatever the runtime does with the pipe. */
+	fflush(NULL);
+	pid = mt_fork_pipe(namespace_parent, &args, &rd);
 	if (pid < 0)
-		return pid;
-	wr = safe_close(wr);
+		return mt_error_set(err, pid, "Failed to fork the check's namespace: %s",
+				    strerror(-pid));
 	return collect_run(c, rd, pid, res, err);
 }

@@ -12,7 +12,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 #include "nsexec.h"
 #include "service-internal.h"
 

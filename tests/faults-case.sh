@@ -1,7 +1,6 @@
 #!/bin/bash
 # SPDX-License-Identifier: Apache-2.0
-# The two halves of tests/bats/faults.bats (issue 19, item 8: the fault
-# sweep), kept here so that the bats file reads as a table of checks.
+# The two halves of tests/bats/faults.bats (the fault sweep), kept here so that the bats file reads as a table of checks.
 #
 #   faults-case.sh syscalls TRACE PROGRAM
 #       TRACE is `strace -f -k` output of a run of PROGRAM (a full path).

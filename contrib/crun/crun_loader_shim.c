@@ -23,12 +23,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "memfd-toolkit/cloned_binary.h"
+#include "memfd-toolkit/cloned-binary.h"
 #include "memfd-toolkit/errors.h"
 #include "memfd-toolkit/memfd-sysctl.h"
 #include "memfd-toolkit/nsexec.h"
 #include "memfd-toolkit/policy.h"
-#include "memfd-toolkit/seccomp_rules.h"
+#include "memfd-toolkit/seccomp-rules.h"
 
 #include "crun_memfd_toolkit.h"
 #include "memfd-toolkit/version.h"

@@ -8,8 +8,8 @@
  * The names that come from the library folders themselves:
  *   POLICY_ANNOTATION, POLICY_SYSCTL, POLICY_SYSCTL_SLASH   (policy.h)
  *   CLONED_BINARY_REEXEC_ENV, CLONED_BINARY_REEXEC_FD,
- *   CLONED_BINARY_LOG_PREFIX                                 (cloned_binary.h)
- *   POLICY_HUGETLB_MEMFD_ERRNO                               (seccomp_rules.h)
+ *   CLONED_BINARY_LOG_PREFIX                                 (cloned-binary.h)
+ *   POLICY_HUGETLB_MEMFD_ERRNO                               (seccomp-rules.h)
  */
 #ifndef RUNC_MEMFD_TOOLKIT_H
 #define RUNC_MEMFD_TOOLKIT_H
@@ -18,11 +18,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "cloned_binary.h"
+#include "cloned-binary.h"
 #include "errors.h"
 #include "nsexec.h"
 #include "policy.h"
-#include "seccomp_rules.h"
+#include "seccomp-rules.h"
 
 /*
  * bootstrapData's netlink attribute that carries the level to nsexec, for

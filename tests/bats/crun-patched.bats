@@ -384,7 +384,7 @@ BAD_VALUES=(
 # The rule follows the level the container really runs at, read in its
 # own PID namespace, not the one it asked for: a stricter level inherited
 # from the parent namespace, a namespace joined at 2, or 2 with no request
-# at all all get it (issue 35 item 6).
+# at all all get it.
 @test "the MFD_HUGETLB rule follows the real level: inherited 2, joined at 2, or 2 without a request give EPERM" {
 	as rootful "$U_CRUN"
 	bundle one '.annotations.memfd_noexec = "1"' /bin/memfdprobe hugetlb

@@ -1,6 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: Apache-2.0
-# The fault sweep (issue 19, item 8, R2).  Under fakekernel's errno rules,
+# The fault sweep.  Under fakekernel's errno rules,
 # every syscall on the loader path (each sealexec method) and on the apply
 # path (memfd-noexec run) fails in turn, every call of it.  Each time:
 # either the program runs from a sealed clone (or in a PID namespace at
@@ -202,7 +202,7 @@ RUN_STEP='memfd-noexec( run)?: (Failed|Refusing) to [a-z][^:]+: .'
 	ANY_ERRNO=1 FAULTS_LEVEL=1 sweep EIO . level "$RUN_STEP" "${cmd[@]}"
 }
 
-# ---- memfd-noexec hook and serve (issue 35 item 10) -------------------------
+# ---- memfd-noexec hook and serve --------------------------------------------
 
 # start_container: sleep as the init of a new PID namespace (root's), a
 # container for the hook and the service to raise; sets CPID and

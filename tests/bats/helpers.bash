@@ -315,7 +315,55 @@ plain_runc() {
 	fi
 }
 
-# ---- the memfd-noexec service on its default socket (issue 11) ---------------
+# runc_bundle [--probe] APPLET...: what the runc suites run, made afresh in
+# $BUNDLE_DIR (world-readable: the rootless user runs runc from there): a
+# busybox rootfs at $ROOTFS with the APPLETs linked, with --probe a static
+# memfdprobe too (tests/helpers/memfdprobe.c; its CMake target is
+# dynamic), and $RUNC's two base configs, rootful.json and, when the test
+# user exists, rootless.json (`runc spec --rootless` maps the calling
+# user, so that user runs it, in /tmp/$RUNC_TMP-spec.*).
+runc_bundle() {
+	local probe=0 a d
+	if [ "${1:-}" = --probe ]; then
+		probe=1
+		shift
+	fi
+	rm -rf "$BUNDLE_DIR"
+	mkdir -p "$ROOTFS/bin" "$ROOTFS/proc" "$ROOTFS/dev" "$ROOTFS/sys" \
+		"$ROOTFS/tmp" "$ROOTFS/etc"
+	cp /bin/busybox "$ROOTFS/bin/busybox"
+	for a in "$@"; do
+		ln -s busybox "$ROOTFS/bin/$a"
+	done
+	if [ "$probe" = 1 ]; then
+		"${CC:-cc}" -static -O2 -D_GNU_SOURCE -I "$REPO_ROOT/common" \
+			-o "$ROOTFS/bin/memfdprobe" "$REPO_ROOT/tests/helpers/memfdprobe.c"
+	fi
+	chmod -R a+rX "$BUNDLE_DIR"
+	(cd "$BUNDLE_DIR" && "$RUNC" spec && mv config.json rootful.json)
+	if ensure_test_user; then
+		d=$(mktemp -d "/tmp/$RUNC_TMP-spec.XXXXXX")
+		chown "$TEST_USER:" "$d"
+		(cd "$d" && setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
+			--init-groups -- "$RUNC" spec --rootless)
+		mv "$d/config.json" "$BUNDLE_DIR/rootless.json"
+		rm -rf "$d"
+	fi
+	chmod a+r "$BUNDLE_DIR"/*.json
+}
+
+# runc_dirs: a test's directories, exported: T, new in /tmp and named
+# after the suite ($RUNC_TMP), searchable by the rootless user; STATE,
+# runc's --root (0700), and T/xdg (XDG_RUNTIME_DIR when rootless).
+runc_dirs() {
+	T=$(mktemp -d "/tmp/$RUNC_TMP.XXXXXX")
+	chmod 755 "$T"
+	STATE="$T/state"
+	mkdir -m 700 "$STATE" "$T/xdg"
+	export T STATE
+}
+
+# ---- the memfd-noexec service on its default socket --------------------------
 # The clients (the patched runc's nsexec, the hook) ask the service at
 # /run/memfd-noexec.sock, the path the systemd unit uses; a test that needs
 # it starts it there as the administrator's unit would, in the initial PID

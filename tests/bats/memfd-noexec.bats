@@ -554,7 +554,7 @@ state() {
 	[ "$(ns_level "$SLEEPER")" = "$(host_level)" ]
 }
 
-# ---- hardening (issue 14) ------------------------------------------------------
+# ---- the hook: its state, joined namespaces, kept privileges -------------------
 
 # state_with PID VALUE [STATUS]: an OCI state whose own annotations carry
 # memfd_noexec=VALUE (a JSON value).

@@ -36,7 +36,7 @@ installed_files() {
 	LC_ALL=C sort >"$T/want" <<-EOF_LIST
 		/usr/bin/memfd-noexec
 		/usr/bin/sealexec
-		/usr/include/memfd-toolkit/cloned_binary.h
+		/usr/include/memfd-toolkit/cloned-binary.h
 		/usr/include/memfd-toolkit/errors.h
 		/usr/include/memfd-toolkit/kernel-features.h
 		/usr/include/memfd-toolkit/macro.h

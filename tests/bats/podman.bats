@@ -148,7 +148,7 @@ assert_joined_refusal() {
 	assert_rootful_clean
 }
 
-# ---- item 3 of issue 14: --pid=container:ID -----------------------------------
+# ---- --pid=container:ID: a joined PID namespace -------------------------------
 # A container that joins another's PID namespace cannot get a level of its
 # own: it may only be accepted where that namespace already has the
 # requested level or a stricter one, and must never change it.
@@ -273,7 +273,7 @@ assert_joined_refusal() {
 	assert_rootless_clean
 }
 
-# ---- rootless podman with the memfd-noexec service (issue 11) ---------------------
+# ---- rootless podman with the memfd-noexec service --------------------------------
 
 # assert_served LEVEL: the service raised a namespace of $TEST_USER's to
 # LEVEL ("ok"), the request coming from inside podman's user namespace.

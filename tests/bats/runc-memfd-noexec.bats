@@ -28,6 +28,8 @@ RUNC="${STAGED_RUNC:-$RUNC}"
 USER_BIN="${STAGED_USER_BIN:-}"
 BUNDLE_DIR="${STAGED_BUNDLE_DIR:-$BUILD_DIR/bundle-runc-memfd-noexec}"
 ROOTFS="$BUNDLE_DIR/rootfs"
+# shellcheck disable=SC2034 # read by runc_bundle and runc_dirs (helpers.bash)
+RUNC_TMP=runc-mfdn # names the suite's directories in /tmp
 STOCK_RUNC="${STOCK_RUNC:-/usr/sbin/runc}"
 MEMFD_NOEXEC="$BUILD_DIR/memfd-noexec/memfd-noexec"
 
@@ -47,27 +49,7 @@ setup_file() {
 	STAGED_RUNC="$RUNC" STAGED_USER_BIN="$USER_BIN"
 	STAGED_BUNDLE_DIR="$BUNDLE_DIR"
 	export STAGED_RUNC STAGED_USER_BIN STAGED_BUNDLE_DIR
-	mkdir -p "$ROOTFS/bin" "$ROOTFS/proc" "$ROOTFS/dev" "$ROOTFS/sys" \
-		"$ROOTFS/tmp" "$ROOTFS/etc"
-	cp /bin/busybox "$ROOTFS/bin/busybox"
-	local a
-	for a in sh true sleep cat; do
-		ln -s busybox "$ROOTFS/bin/$a"
-	done
-	"${CC:-cc}" -static -O2 -D_GNU_SOURCE -I "$REPO_ROOT/common" \
-		-o "$ROOTFS/bin/memfdprobe" "$REPO_ROOT/tests/helpers/memfdprobe.c"
-	chmod -R a+rX "$BUNDLE_DIR"
-	(cd "$BUNDLE_DIR" && "$RUNC" spec && mv config.json rootful.json)
-	if ensure_test_user; then
-		local d
-		d=$(mktemp -d /tmp/runc-mfdn-spec.XXXXXX)
-		chown "$TEST_USER:" "$d"
-		(cd "$d" && setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
-			--init-groups -- "$RUNC" spec --rootless)
-		mv "$d/config.json" "$BUNDLE_DIR/rootless.json"
-		rm -rf "$d"
-	fi
-	chmod a+r "$BUNDLE_DIR"/*.json
+	runc_bundle --probe sh true sleep cat
 }
 
 teardown_file() {
@@ -77,14 +59,11 @@ teardown_file() {
 setup() {
 	requires root runc memfd_noexec cmd:jq cmd:busybox || return 1
 	HOST_LEVEL_BEFORE="$(host_level)"
-	T=$(mktemp -d /tmp/runc-mfdn.XXXXXX)
-	chmod 755 "$T"
-	STATE="$T/state"
-	mkdir -m 700 "$STATE" "$T/xdg"
+	runc_dirs
 	# Unique, so that a leftover cgroup is this test's.
 	ID="mfdn-$BATS_TEST_NUMBER-$$"
 	MODE=rootful
-	export T STATE RUNC ID
+	export RUNC ID
 }
 
 teardown() {
@@ -276,7 +255,7 @@ assert_nothing_left() {
 }
 
 # The rule follows the level the container really runs at, read in its own
-# PID namespace, not the one it asks for (issue 35 item 6): a request for 1
+# PID namespace, not the one it asks for: a request for 1
 # under a parent at 2 runs at 2, and so does a container that joins a
 # namespace at 2 without asking; both get the rule.  One that really runs
 # at 0 or 1 does not.
@@ -547,7 +526,7 @@ BAD_VALUES=(
 	assert_nothing_left
 }
 
-# ---- rootless, with the memfd-noexec service (issue 11) ----------------------
+# ---- rootless, with the memfd-noexec service ---------------------------------
 
 # assert_served LEVEL REPLY: the service's log shows the test user's
 # request for LEVEL answered REPLY (ok, kept).

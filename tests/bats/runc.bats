@@ -19,6 +19,8 @@ RUNC="${STAGED_RUNC:-$RUNC}"
 FAKEKERNEL="${STAGED_FAKEKERNEL:-$FAKEKERNEL}"
 BUNDLE_DIR="${STAGED_BUNDLE_DIR:-$BUILD_DIR/bundle-runc}"
 ROOTFS="$BUNDLE_DIR/rootfs"
+# shellcheck disable=SC2034 # read by runc_bundle and runc_dirs (helpers.bash)
+RUNC_TMP=runc-bats # names the suite's directories in /tmp
 
 
 # A read-only busybox rootfs and the two base configs, made once.
@@ -33,27 +35,7 @@ setup_file() {
 	STAGED_RUNC="$RUNC" STAGED_FAKEKERNEL="$FAKEKERNEL"
 	STAGED_BUNDLE_DIR="$BUNDLE_DIR"
 	export STAGED_RUNC STAGED_FAKEKERNEL STAGED_BUNDLE_DIR
-	rm -rf "$BUNDLE_DIR"
-	mkdir -p "$ROOTFS/bin" "$ROOTFS/proc" "$ROOTFS/dev" "$ROOTFS/sys" \
-		"$ROOTFS/tmp" "$ROOTFS/etc"
-	cp /bin/busybox "$ROOTFS/bin/busybox"
-	local a
-	for a in sh true sleep cat ls readlink echo; do
-		ln -s busybox "$ROOTFS/bin/$a"
-	done
-	chmod -R a+rX "$BUNDLE_DIR"
-	(cd "$BUNDLE_DIR" && "$RUNC" spec && mv config.json rootful.json)
-	# `runc spec --rootless` maps the calling user, so the user runs it.
-	if ensure_test_user; then
-		local d
-		d=$(mktemp -d /tmp/runc-bats-spec.XXXXXX)
-		chown "$TEST_USER:" "$d"
-		(cd "$d" && setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
-			--init-groups -- "$RUNC" spec --rootless)
-		mv "$d/config.json" "$BUNDLE_DIR/rootless.json"
-		rm -rf "$d"
-	fi
-	chmod a+r "$BUNDLE_DIR"/*.json
+	runc_bundle sh true sleep cat ls readlink echo
 }
 
 teardown_file() {
@@ -64,11 +46,8 @@ setup() {
 	requires root runc cmd:jq cmd:busybox || return 1
 	HOST_LEVEL_BEFORE="$(host_level)"
 	RUNC_SUM_BEFORE="$(sha256sum <"$RUNC")"
-	T=$(mktemp -d /tmp/runc-bats.XXXXXX)
-	chmod 755 "$T"
-	STATE="$T/state"
-	mkdir -m 700 "$STATE" "$T/xdg"
-	export T STATE RUNC
+	runc_dirs
+	export RUNC
 }
 
 teardown() {

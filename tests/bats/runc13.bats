@@ -19,6 +19,8 @@ RUNC="${STAGED_RUNC:-$RUNC}"
 STOCK_RUNC="${STAGED_STOCK_RUNC:-${STOCK_RUNC:-/usr/sbin/runc}}"
 BUNDLE_DIR="${STAGED_BUNDLE_DIR:-$BUILD_DIR/bundle-runc13}"
 ROOTFS="$BUNDLE_DIR/rootfs"
+# shellcheck disable=SC2034 # read by runc_bundle and runc_dirs (helpers.bash)
+RUNC_TMP=runc13 # names the suite's directories in /tmp
 
 setup_file() {
 	[ "$(id -u)" -eq 0 ] && [ -x "$RUNC" ] || return 0
@@ -27,27 +29,7 @@ setup_file() {
 	RUNC="$USER_BIN/runc" BUNDLE_DIR="$USER_BIN/bundle-runc13" ROOTFS="$USER_BIN/bundle-runc13/rootfs"
 	STAGED_RUNC="$RUNC" STAGED_BUNDLE_DIR="$BUNDLE_DIR" STAGED_STOCK_RUNC="$STOCK_RUNC"
 	export STAGED_RUNC STAGED_BUNDLE_DIR STAGED_STOCK_RUNC
-	rm -rf "$BUNDLE_DIR"
-	mkdir -p "$ROOTFS/bin" "$ROOTFS/proc" "$ROOTFS/dev" "$ROOTFS/sys" "$ROOTFS/tmp" "$ROOTFS/etc"
-	cp /bin/busybox "$ROOTFS/bin/busybox"
-	local a
-	for a in sh sleep cat; do
-		ln -s busybox "$ROOTFS/bin/$a"
-	done
-	"${CC:-cc}" -static -O2 -D_GNU_SOURCE -I "$REPO_ROOT/common" \
-		-o "$ROOTFS/bin/memfdprobe" "$REPO_ROOT/tests/helpers/memfdprobe.c"
-	chmod -R a+rX "$BUNDLE_DIR"
-	(cd "$BUNDLE_DIR" && "$RUNC" spec && mv config.json rootful.json)
-	if ensure_test_user; then
-		local d
-		d=$(mktemp -d /tmp/runc13-spec.XXXXXX)
-		chown "$TEST_USER:" "$d"
-		(cd "$d" && setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
-			--init-groups -- "$RUNC" spec --rootless)
-		mv "$d/config.json" "$BUNDLE_DIR/rootless.json"
-		rm -rf "$d"
-	fi
-	chmod a+r "$BUNDLE_DIR"/*.json
+	runc_bundle --probe sh sleep cat
 }
 
 teardown_file() {
@@ -57,11 +39,7 @@ teardown_file() {
 setup() {
 	requires root runc memfd_noexec cmd:jq cmd:busybox || return 1
 	HOST_LEVEL_BEFORE="$(host_level)"
-	T=$(mktemp -d /tmp/runc13.XXXXXX)
-	chmod 755 "$T"
-	STATE="$T/state"
-	mkdir -m 700 "$STATE" "$T/xdg"
-	export T STATE
+	runc_dirs
 }
 
 teardown() {

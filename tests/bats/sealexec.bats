@@ -121,7 +121,7 @@ teardown() {
 	assert_success
 }
 
-# Issue 35, item 9: a program found through PATH gets the same X_OK check
+# A program found through PATH gets the same X_OK check
 # as one given with a '/': execvp(3) skips a PATH entry that is not
 # executable and runs the next one.  A copy (memfd, tmpfile) would run
 # the first one regardless, the overlay would fail to execute it.
@@ -143,7 +143,7 @@ teardown() {
 	refute_output --partial "from-the-non-executable-one"
 }
 
-# Issue 35, item 1: the overlay is the file itself, so a file that someone
+# The overlay is the file itself, so a file that someone
 # else can write would let them rewrite the running program (the red team
 # did it with dd conv=notrunc while root's program ran).  Such a file gets
 # a sealed copy instead, and --method=overlay refuses with the reason.
@@ -516,7 +516,7 @@ teardown() {
 	assert_failure 2
 }
 
-# Issue 19.2: mountinfo was read with fgets() into 4096 bytes, so a mount
+# mountinfo was once read with fgets() into 4096 bytes, so a mount
 # point could put a forged "mount ID" at the start of a line's tail and
 # make the loader's detached overlay look attached (no overlay start
 # anywhere on the machine).  ovl-forge mounts such a tmpfs in a private
@@ -529,7 +529,7 @@ teardown() {
 	assert_line 'ovl-forge: is_sealed=1'
 }
 
-# Issue 19.4: open(O_WRONLY) gives EROFS for a read-only mount flag just
+# open(O_WRONLY) gives EROFS for a read-only mount flag just
 # as for a read-only superblock, and an owner can clear the flag
 # (mount_setattr) or reconfigure an overlay with an upper layer "rw".
 # ovl-forge makes each and shows the owner writing; only the overlay
@@ -544,7 +544,7 @@ teardown() {
 		echo "$kind: $output"
 		case "$kind" in # the owner's write, shown, not assumed
 		upper) assert_line 'ovl-forge: write after clearing the flag: opened' ;;
-		unbindable) # issue 35.2: the proof's clone fails; that is no proof
+		unbindable) # the proof's clone fails; that is no proof
 			assert_line 'ovl-forge: open_tree(OPEN_TREE_CLONE) of it: Invalid argument'
 			assert_line 'ovl-forge: write after clearing the flag: opened'
 			;;

@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
-# memfd-noexec serve: the raise-only service for rootless containers (issue
-# 11).  Each test starts its own service on a socket in a temp dir and
+# memfd-noexec serve: the raise-only service for rootless containers.
+# Each test starts its own service on a socket in a temp dir and
 # stops it by PID (no systemd here).  Every level is written by the service
 # inside a child PID namespace only; teardown checks that the host's value
 # did not move, and that no process of the test is left.
@@ -695,7 +695,7 @@ still_serving() {
 	stop_service
 }
 
-# flood_then_other K: serve-flood's round-4 flood, 3000 requests always in
+# flood_then_other K: serve-flood's flood, 3000 requests always in
 # flight from K subordinate uids of $TEST_USER (a user namespace with
 # 65536 uids, mapped by root), then one request of $TEST_USER2, which must
 # be answered in under 2 s.  serve-flood stops by itself (-t) and kills
@@ -718,7 +718,7 @@ flood_then_other() {
 	requires_host_below_2 || return 1
 	[ -x "$FLOOD" ] || fail "$FLOOD not built"
 	start_service
-	# The round-4 flood: 8 subordinate uids, 3000 requests ahead.
+	# The flood a review ran: 8 subordinate uids, 3000 requests ahead.
 	flood_then_other 8
 	# 48 subordinate uids: with a quota per uid each of them would stay
 	# within it, so all 3000 requests would wait their turn (minutes).

@@ -1,7 +1,6 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: Apache-2.0
-# Which directories the loader's file fallback may use (issue 14, items 1
-# and 6).  The copy must sit in a directory that only the caller or root
+# Which directories the loader's file fallback may use.  The copy must sit in a directory that only the caller or root
 # controls, on a filesystem whose kernel enforces link count and mode:
 # a FUSE daemon (tests/helpers/evilfs) decides what its files contain and
 # serves its payload once the copy is read-only, whatever the link count,
@@ -399,7 +398,7 @@ item6_check() {
 	item6_check /dev/shm
 }
 
-# Issue 35, item 8.  Before 6.15 the overlay's empty second layer is a new
+# The overlay's empty layer.  Before 6.15 the overlay's empty second layer is a new
 # directory in a tmpdir candidate, and those skipped the rules above: under
 # `sudo -E` root made and removed directories in a user's directory.  The
 # fakekernel refuses the detached tmpfs layer (its fsmount with only

@@ -28,9 +28,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "cloned_binary.h"
+#include "cloned-binary.h"
 #include "macro.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 
 enum {
 	B_COPY_SENDFILE,

@@ -20,7 +20,7 @@
 
 #include "fakekernel.h"
 #include "macro.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 
 /* The kernel's __O_TMPFILE bit; O_TMPFILE also carries O_DIRECTORY. */
 #define TMPFILE_BIT ((uint64_t)(O_TMPFILE & ~O_DIRECTORY))

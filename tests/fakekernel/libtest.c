@@ -19,7 +19,7 @@
 
 #include "fakekernel.h"
 #include "macro.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 
 static int failures;
 

@@ -39,7 +39,7 @@
 #include <linux/openat2.h>
 
 #include "macro.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 
 #define SYSCTL_PATH "/proc/sys/vm/memfd_noexec"
 

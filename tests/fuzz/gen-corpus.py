@@ -11,7 +11,7 @@ rebuilt: run it by hand after an edit and commit the result.
     python3 tests/fuzz/gen-corpus.py
 
 Each seed aims at one check of policy/config.c, policy/state.c or
-policy/json_reader.c; its name says which.  Byte strings, not Python
+policy/json-reader.c; its name says which.  Byte strings, not Python
 strings, because several seeds are deliberately not valid UTF-8 or JSON.
 """
 import os

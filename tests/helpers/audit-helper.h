@@ -32,7 +32,7 @@
 #include <unistd.h>
 
 #include "macro.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 
 #define EXIT_REFUSED_CREATE 3
 #define EXIT_REFUSED_EXEC 4

@@ -24,7 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cloned_binary.h"
+#include "cloned-binary.h"
 #include "macro.h"
 
 /* The runtime's side: exec ourselves from our overlay clone as fd N. */

@@ -38,7 +38,7 @@
 #include <unistd.h>
 
 #include "macro.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 
 extern char **environ;
 

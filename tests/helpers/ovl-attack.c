@@ -26,7 +26,7 @@
 #include <unistd.h>
 
 #include "macro.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 
 #ifndef FSPICK_CLOEXEC
 #define FSPICK_CLOEXEC 0x01

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * ovl-forge: the two ways issue 19 fooled the loader's overlay check,
+ * ovl-forge: the ways an overlay once fooled the loader's overlay check,
  * made for real, then judged by cloned_binary_is_sealed() and by CMD.
  * Run as root.
  *
@@ -15,7 +15,7 @@
  *                   reconfigures it "rw" and back (shown);
  *         unbindable  as upper, and the mount is marked MS_UNBINDABLE first,
  *                   so that a plain open_tree(OPEN_TREE_CLONE) of it fails
- *                   with EINVAL (issue 35, item 2);
+ *                   with EINVAL;
  *         lower     lowerdir only (/usr/bin and an empty DIR/empty), as
  *                   the loader makes it: the honest case.
  *       In each, open(O_WRONLY) gives EROFS like a sealed one.  Prints
@@ -51,9 +51,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cloned_binary.h"
+#include "cloned-binary.h"
 #include "macro.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 
 #ifndef FSPICK_CLOEXEC
 #define FSPICK_CLOEXEC 0x01

@@ -33,7 +33,7 @@
 #include <unistd.h>
 
 #include "macro.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 
 static int failures;
 

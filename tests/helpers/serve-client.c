@@ -35,7 +35,7 @@
 #include <unistd.h>
 
 #include "macro.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 
 #define MAX_FDS 64
 #define MAX_CONNS 2000

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * serve-flood: the round-4 flood of `memfd-noexec serve` (issue 35 item 3),
+ * serve-flood: a flood of `memfd-noexec serve` from subordinate uids,
  * then one request of another user, timed (tests/bats/serve.bats).  Run as
  * root; it stops by itself (alarm) and kills what it started.
  *
@@ -42,7 +42,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 
 #define MAX_SUBUIDS 64
 

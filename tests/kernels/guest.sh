@@ -307,7 +307,7 @@ if [ "$(uname -r | awk -F. '{print ($1 * 1000 + $2 < 6015)}')" = 1 ]; then
 	fi
 	rmdir /run/.cloned_binary-ovl-fresh
 fi
-# Issue 35, item 8: the empty layer's directory follows the file methods'
+# The overlay's empty layer: its directory follows the file methods'
 # rules.  Root skips a directory of ktest's (and neither makes nor sweeps
 # anything there); ktest's own takes it, and ktest's stale one there goes.
 mkdir -p /tmp/ktest-dir

@@ -30,11 +30,11 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "cloned_binary.h"
+#include "cloned-binary.h"
 #include "fakekernel.h"
 #include "macro.h"
 #include "memfd-sysctl.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 
 #define SKIP 77
 
@@ -704,7 +704,7 @@ static void case_is_sealed_table(void)
 }
 
 /*
- * Issue 14, item 5: a memfd is judged on its seals alone.  Memfds always
+ * A memfd is judged on its seals alone.  Memfds always
  * have link count 0, so the file rule ("unlinked, no write bits") must
  * never apply to one: an executable memfd that is still writable by its
  * owner (seals F_SEAL_SEAL only, or none) is not a sealed clone.

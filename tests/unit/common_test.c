@@ -5,8 +5,10 @@
  * three words; and cli/'s name of a refused option.  `common_test CASE`
  * runs one case.
  */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -263,6 +265,132 @@ static int case_fork_report_sigchld_ignored(void)
 	return 0;
 }
 
+/* mt_fork_pipe() and mt_fork_wait(): a report far larger than a pipe's
+ * buffer comes whole as a stream, then the child's status. */
+#define STREAM_SIZE (256 * 1024)
+
+_noreturn_ static void report_stream(int fd, const void *data)
+{
+	static char chunk[4096];
+
+	for (size_t i = 0; i < sizeof(chunk); i++)
+		chunk[i] = (char)('a' + i % 26);
+	for (size_t done = 0; done < STREAM_SIZE; done += sizeof(chunk))
+		if (write(fd, chunk, sizeof(chunk)) != sizeof(chunk))
+			_exit(4);
+	_exit(5);
+}
+
+_noreturn_ static void die_by_signal(int fd, const void *data)
+{
+	(void)raise(SIGKILL);
+	_exit(4);
+}
+
+static int case_fork_pipe_stream(void)
+{
+	char buf[4096];
+	size_t total = 0;
+	int fd = 0, status;
+	ssize_t n;
+	pid_t pid;
+
+	pid = mt_fork_pipe(report_stream, NULL, &fd);
+	if (pid < 0)
+		FAIL("mt_fork_pipe: %s", strerror((int)-pid));
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		for (ssize_t i = 0; i < n; i++)
+			if (buf[i] != (char)('a' + (total + (size_t)i) % 4096 % 26)) {
+				close(fd);
+				FAIL("byte %zu is '%c'", total + (size_t)i, buf[i]);
+			}
+		total += (size_t)n;
+	}
+	close(fd);
+	status = mt_fork_wait(pid);
+	if (total != STREAM_SIZE)
+		FAIL("read %zu bytes, want %d", total, STREAM_SIZE);
+	if (status < 0 || !WIFEXITED(status) || WEXITSTATUS(status) != 5)
+		FAIL("status 0x%x, want exit 5", status);
+	pid = mt_fork_pipe(die_by_signal, NULL, &fd);
+	if (pid < 0)
+		FAIL("mt_fork_pipe: %s", strerror((int)-pid));
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	status = mt_fork_wait(pid);
+	if (n != 0)
+		FAIL("a child that wrote nothing: read %zd, want EOF", n);
+	if (status < 0 || !WIFSIGNALED(status) || WTERMSIG(status) != SIGKILL)
+		FAIL("status 0x%x, want killed by SIGKILL", status);
+	if (mt_fork_wait(pid) != -ECHILD)
+		FAIL("a second wait for the same child did not give -ECHILD");
+	return 0;
+}
+
+/* mt_fork_hand_on(): the grandchild's report comes through the same pipe,
+ * the middle child exits with the grandchild's status; in a new PID
+ * namespace (root only) the grandchild is its init. */
+struct hand_report {
+	pid_t pid, ppid, middle;
+};
+
+struct hand_job {
+	int exit_code; /* -1: die by SIGKILL */
+	bool newpid;
+};
+
+_noreturn_ static void grandchild(int fd, const void *data)
+{
+	const struct hand_job *job = data;
+	struct hand_report rep = {getpid(), getppid(), 0};
+
+	if (write(fd, &rep, sizeof(rep)) != sizeof(rep))
+		_exit(4);
+	if (job->exit_code < 0)
+		(void)raise(SIGKILL);
+	_exit(job->exit_code);
+}
+
+_noreturn_ static void middle(int fd, const void *data)
+{
+	const struct hand_job *job = data;
+
+	if (job->newpid && unshare(CLONE_NEWPID) < 0)
+		_exit(2);
+	(void)mt_fork_hand_on(grandchild, data, fd);
+	_exit(3);
+}
+
+static int case_fork_hand_on(void)
+{
+	static const struct hand_job jobs[] = {{7, false}, {-1, false}, {0, true}};
+
+	for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
+		struct hand_report rep = {};
+		int status = 0;
+		ssize_t got;
+
+		if (jobs[i].newpid && geteuid() != 0)
+			continue;
+		got = mt_fork_report(middle, &jobs[i], &rep, sizeof(rep), &status);
+		if (got != sizeof(rep))
+			FAIL("job %zu: report of %zd bytes, status 0x%x", i, got, status);
+		if (rep.ppid == getpid())
+			FAIL("job %zu: the report came from the middle child, not its child", i);
+		if (jobs[i].newpid && rep.pid != 1)
+			FAIL("job %zu: the grandchild is pid %d in the new namespace, want 1", i,
+			     (int)rep.pid);
+		if (!jobs[i].newpid && rep.pid == rep.ppid)
+			FAIL("job %zu: pid %d is its own parent", i, (int)rep.pid);
+		if (!WIFEXITED(status))
+			FAIL("job %zu: the middle child ended with status 0x%x", i, status);
+		if (WEXITSTATUS(status) !=
+		    (jobs[i].exit_code < 0 ? 128 + SIGKILL : jobs[i].exit_code))
+			FAIL("job %zu: the middle child exited %d", i, WEXITSTATUS(status));
+	}
+	return 0;
+}
+
 /* cli_option_value(): a value passes, an error exits 2 (in a child). */
 _noreturn_ static void refuse_value(int fd, const void *data)
 {
@@ -304,6 +432,8 @@ static const struct unit_case cases[] = {
 	{"option_value", case_option_value},
 	{"fork_report", case_fork_report},
 	{"fork_report_sigchld_ignored", case_fork_report_sigchld_ignored},
+	{"fork_pipe_stream", case_fork_pipe_stream},
+	{"fork_hand_on", case_fork_hand_on},
 	{"parse_table", case_parse_table},
 	{"parse_null_and_int", case_parse_null_and_int},
 	{"escape_table", case_escape_table},

@@ -31,12 +31,12 @@
 
 #include "fakekernel.h"
 #include "fd-util.h"
-#include "json_writer.h"
+#include "json-writer.h"
 #include "macro.h"
 #include "memfd-sysctl.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 #include "policy.h"
-#include "seccomp_rules.h"
+#include "seccomp-rules.h"
 
 static const char *current;
 
@@ -958,6 +958,22 @@ static void case_writer(void)
 	}
 }
 
+/* policy_json_writer_new_object(): the top-level object is open, so a key
+ * goes straight in and one close ends the document. */
+static void case_writer_new_object(void)
+{
+	_cleanup_(policy_json_writer_freep) struct policy_json_writer *w = NULL;
+	_cleanup_free_ char *text = NULL;
+
+	if (policy_json_writer_new_object(NULL) != -EINVAL)
+		die("new_object(NULL) did not refuse with -EINVAL");
+	if (policy_json_writer_new_object(&w) < 0 || policy_json_writer_add_int(w, "a", 1) < 0 ||
+	    policy_json_writer_close_object(w) < 0 || policy_json_writer_finish(w, &text) < 0)
+		die("writer failed");
+	if (strcmp(text, "{\"a\":1}") != 0)
+		die("wrote %s, expected {\"a\":1}", text);
+}
+
 static void case_writer_misuse(void)
 {
 	struct policy_json_writer *w = NULL;
@@ -1532,6 +1548,7 @@ static const struct func_case func_cases[] = {
 	{"bundle_too_big", case_bundle_too_big},
 	{"read_fd_limit", case_read_fd_limit},
 	{"writer", case_writer},
+	{"writer_new_object", case_writer_new_object},
 	{"writer_misuse", case_writer_misuse},
 	{"writer_arrays", case_writer_arrays},
 	{"seccomp_hugetlb", case_seccomp_hugetlb},

@@ -31,7 +31,7 @@
 
 #include "macro.h"
 #include "memfd-service.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 #include "unit-cases.h"
 
 #define NOBODY 65534

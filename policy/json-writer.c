@@ -7,7 +7,7 @@
 
 #include <yajl/yajl_gen.h>
 
-#include "json_writer.h"
+#include "json-writer.h"
 #include "macro.h"
 
 struct policy_json_writer {
@@ -54,6 +54,25 @@ int policy_json_writer_new(struct policy_json_writer **ret)
 		return -ENOMEM;
 	}
 	(void)yajl_gen_config(w->g, yajl_gen_validate_utf8, 1);
+	*ret = w;
+	return 0;
+}
+
+int policy_json_writer_new_object(struct policy_json_writer **ret)
+{
+	struct policy_json_writer *w;
+	int r;
+
+	if (!ret)
+		return -EINVAL;
+	r = policy_json_writer_new(&w);
+	if (r < 0)
+		return r;
+	r = policy_json_writer_open_object(w, NULL);
+	if (r < 0) {
+		policy_json_writer_free(w);
+		return r;
+	}
 	*ret = w;
 	return 0;
 }

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The sealed W^X loader's entry points; see cloned_binary.h for the
+ * The sealed W^X loader's entry points; see cloned-binary.h for the
  * contract, context.c for the context and the debug log, and overlay.c,
  * memfd.c and tmpdir.c for the methods (proof.c recognises an overlay
  * clone).
@@ -25,7 +25,7 @@
 
 #include "fd-util.h"
 #include "cb-internal.h"
-#include "missing_syscall.h"
+#include "missing-syscall.h"
 #include "memfd-sysctl.h"
 #include "parse.h"
 

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The seccomp rule that closes the hugetlbfs hole at vm.memfd_noexec=2
- * (see seccomp_rules.h).  The one libseccomp user of the library folders.
+ * (see seccomp-rules.h).  The one libseccomp user of the library folders.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -18,8 +18,8 @@
 #include "fd-util.h"
 #include "macro.h"
 #include "memfd-sysctl.h"
-#include "missing_syscall.h"
-#include "seccomp_rules.h"
+#include "missing-syscall.h"
+#include "seccomp-rules.h"
 
 /*
  * Every ABI whose system calls a process of this build can make: the
@@ -59,7 +59,7 @@ static const uint32_t abis[] = {
 	SCMP_ARCH_MIPS64N32,
 	SCMP_ARCH_MIPS,
 #else
-#error "policy/seccomp_rules.c: the system call ABIs of this architecture are not listed; add them (native first) before building"
+#error "policy/seccomp-rules.c: the system call ABIs of this architecture are not listed; add them (native first) before building"
 #endif
 };
 

@@ -9,8 +9,8 @@
  *  - rejects malformed UTF-8 (yajl only checks its shape), nesting deeper
  *    than POLICY_MAX_DEPTH and documents above POLICY_MAX_DOCUMENT_SIZE,
  *  - and records the type and text of the values at a few fixed paths.
- * Swapping the JSON library means rewriting json_reader.c and
- * json_writer.c, nothing else.
+ * Swapping the JSON library means rewriting json-reader.c and
+ * json-writer.c, nothing else.
  */
 #ifndef POLICY_JSON_READER_H
 #define POLICY_JSON_READER_H

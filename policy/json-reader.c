@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * The SAX scan behind policy_json_scan(); see json_reader.h.
+ * The SAX scan behind policy_json_scan(); see json-reader.h.
  *
  * Keys of each open object are copied into a per-depth buffer and checked
  * for duplicates when the object closes (sorted, so a crafted document
@@ -19,7 +19,7 @@
 
 #include <yajl/yajl_parse.h>
 
-#include "json_reader.h"
+#include "json-reader.h"
 #include "macro.h"
 #include "escape.h"
 #include "message.h"

@@ -27,6 +27,9 @@
 struct policy_json_writer;
 
 int policy_json_writer_new(struct policy_json_writer **ret);
+/* policy_json_writer_new() with the top-level object already open, as
+ * every document of the tools begins. */
+int policy_json_writer_new_object(struct policy_json_writer **ret);
 /* NULL is fine. */
 void policy_json_writer_free(struct policy_json_writer *w);
 void policy_json_writer_freep(struct policy_json_writer **w);

@@ -27,21 +27,16 @@
 # removed afterwards (KEEP=1 keeps it).
 set -euo pipefail
 
-die() {
-	echo "build-deb.sh: $*" >&2
-	exit 1
-}
-
-HERE=$(cd "$(dirname "$0")" && pwd)
-TOP=$(cd "$HERE/../.." && pwd)
+PROG=build-deb.sh
+# shellcheck source=contrib/lib.sh
+. "$(dirname "$0")/../lib.sh"
 SUITE=bookworm
 WANT=1.8.1
 OUTDIR=$TOP/build/deb/$SUITE
 WORK=$OUTDIR/crun-src
 SUFFIX=+memfdtoolkit1
 
-"$TOP/contrib/install-deps.sh" deb || die "cannot install what the package build needs"
-"$TOP/contrib/install-deps.sh" deb-src || die "cannot add a deb-src entry for Debian's crun"
+install_deps deb deb-src
 
 # The Build-Depends of Debian's crun and ours, only when apt's simulation
 # finds one missing (not grep -q on a pipe: under pipefail apt-get's
@@ -155,8 +150,8 @@ export DEB_BUILD_OPTIONS="nocheck ${DEB_BUILD_OPTIONS:-parallel=2}"
 }
 changes=$WORK/crun_${new#*:}_$arch.changes
 [ -f "$changes" ] || die "dpkg-buildpackage made no $(basename "$changes")"
-files=$(sed -n '/^Files:/,/^[^ ]/s/^ [0-9a-f]\{32\} [0-9]* [^ ]* [^ ]* //p' "$changes")
-for f in $(basename "$changes") $files; do
+made=$(sed -n '/^Files:/,/^[^ ]/s/^ [0-9a-f]\{32\} [0-9]* [^ ]* [^ ]* //p' "$changes")
+for f in $(basename "$changes") $made; do
 	mv -f "$WORK/$f" "$OUTDIR/"
 done
 deb=$OUTDIR/crun_${new#*:}_$arch.deb

@@ -59,12 +59,29 @@ suite_check() {
 # loader adds to them, lintian, and what the bats suites run inside
 # (bats and its libraries, busybox-static for the container rootfs, uidmap,
 # jq, procps for pgrep, util-linux, and podman's default seccomp profile,
-# which runc-memfd-noexec.bats extends).  A change here is a new root: the
-# tar's name carries a hash of its recipe.
+# which runc-memfd-noexec.bats extends); then what one suite's root alone
+# holds (suite_include).  A change here is a new root: the tar's name
+# carries a hash of its recipe, package list included.
 SUITE_INCLUDE=(lintian quilt pkgconf libcap-dev libseccomp-dev libyajl-dev
 	bats bats-support bats-assert busybox-static uidmap jq procps util-linux
 	golang-github-containers-common)
 SUITE_BUILD_DEP=(runc)
+
+# suite_include SUITE: the packages of SUITE's root, comma-separated:
+# SUITE_INCLUDE, and for trixie Debian 13's own crun 1.21, which crun.bats
+# runs in that root (stock, and behind crun-sealed), with strace to show
+# why stock crun fails there.  Only trixie's recipe, so only its hash,
+# changes with them.
+suite_include() {
+	local -a p=("${SUITE_INCLUDE[@]}")
+	case $1 in
+	trixie) p+=(crun strace) ;;
+	esac
+	(
+		IFS=,
+		echo "${p[*]}"
+	)
+}
 
 # suite_mirror: the URI of the host's bookworm entry; the suites' roots
 # take their packages from the same archive.
@@ -110,7 +127,7 @@ suite_tar() {
 	suite_check "$suite"
 	[ "$suite" != bookworm ] || die "bookworm builds on the host; no root needed"
 	mirror=$(suite_mirror) || exit 1
-	include=$(IFS=,; echo "${SUITE_INCLUDE[*]}")
+	include=$(suite_include "$suite")
 	local -a cmd=(mmdebstrap --quiet --format=tar --variant=buildd
 		--aptopt='Acquire::Check-Valid-Until "false"'
 		--skip=cleanup/apt/lists

@@ -152,14 +152,18 @@ run_root() {
 		failed=$((failed + 1))
 	fi
 }
-note "trixie root: runc 1.1.15 with the 1.1 series"
+note "trixie root: runc 1.1.15 with the 1.1 series; Debian 13's stock crun 1.21"
 wait "$roots_pid"
 one_check root-trixie bash -c 'PROG=run-all; . contrib/lib.sh; suite_tar trixie >/dev/null'
 one_check runc-deb-trixie contrib/runc/build-deb.sh --suite trixie
 # runc-memfd-noexec.bats whole, then runc init from the overlay, no copy,
-# rootful and rootless, at 0 and 2 (runc.bats), in one root.
+# rootful and rootless, at 0 and 2 (runc.bats), in one root; then
+# trixie's own crun 1.21 (in the root's packages, contrib/lib.sh): stock,
+# run by a user, fails at 1 and 2 (its memfd without MFD_EXEC, whose exec
+# gives EACCES), and starts behind crun-sealed (crun.bats).
 run_root trixie runc tests/bats/runc-memfd-noexec.bats \
-	--and --filter 'runc --version|create/start/delete (rootful|rootless) at vm\.memfd_noexec=[02]( on the overlay)? leaves nothing$' tests/bats/runc.bats
+	--and --filter 'runc --version|create/start/delete (rootful|rootless) at vm\.memfd_noexec=[02]( on the overlay)? leaves nothing$' tests/bats/runc.bats \
+	--and --filter '^stock crun|^crun-sealed, root(less|ful): starts' tests/bats/crun.bats
 
 # sid's runc 1.3.6 with the 1.3 series, the same way: runc13.bats (where
 # runc init runs from, stock 1.3.6 copying as the sanity case), then

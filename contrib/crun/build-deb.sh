@@ -27,29 +27,33 @@
 # removed afterwards (KEEP=1 keeps it).
 set -euo pipefail
 
-die() {
-	echo "build-deb.sh: $*" >&2
-	exit 1
-}
-
-HERE=$(cd "$(dirname "$0")" && pwd)
-TOP=$(cd "$HERE/../.." && pwd)
+PROG=build-deb.sh
+# shellcheck source=contrib/lib.sh
+. "$(dirname "$0")/../lib.sh"
 SUITE=bookworm
 WANT=1.8.1
 OUTDIR=$TOP/build/deb/$SUITE
 WORK=$OUTDIR/crun-src
 SUFFIX=+memfdtoolkit1
 
-"$TOP/contrib/install-deps.sh" deb || die "cannot install what the package build needs"
-"$TOP/contrib/install-deps.sh" deb-src || die "cannot add a deb-src entry for Debian's crun"
+install_deps deb deb-src
+
+# Debian 12's crun source, named exactly: with deb-src entries for newer
+# suites too (trixie, sid), a bare "crun" is the newest of them (sid's,
+# whose Build-Depends bookworm cannot install).
+src_version=$(apt-cache showsrc crun 2>/dev/null | sed -n "s/^Version: \($WANT-.*\)/\1/p" | sort -V | tail -1)
+[ -n "$src_version" ] || die "apt-cache showsrc crun lists no crun $WANT (is bookworm's deb-src entry there?)"
 
 # The Build-Depends of Debian's crun and ours, only when apt's simulation
 # finds one missing (not grep -q on a pipe: under pipefail apt-get's
-# SIGPIPE fails it).
-if [ -n "$(apt-get build-dep -s crun 2>/dev/null | sed -n '/^Inst /p')" ] || ! command -v cmake >/dev/null; then
-	[ "$(id -u)" -eq 0 ] || die "missing the Build-Depends of Debian's crun or cmake: run as root, or apt-get build-dep crun"
-	echo "build-deb.sh: installing the Build-Depends of Debian's crun" >&2
-	DEBIAN_FRONTEND=noninteractive apt-get build-dep -y -qq --no-install-recommends crun >/dev/null
+# SIGPIPE fails it).  A simulation that fails is an error, not "nothing
+# missing".
+sim=$(apt-get build-dep -s "crun=$src_version" 2>&1) ||
+	die "apt-get build-dep -s crun=$src_version failed: $(tail -3 <<<"$sim" | tr '\n' ' ')"
+if [ -n "$(sed -n '/^Inst /p' <<<"$sim")" ] || ! command -v cmake >/dev/null; then
+	[ "$(id -u)" -eq 0 ] || die "missing the Build-Depends of Debian's crun or cmake: run as root, or apt-get build-dep crun=$src_version"
+	echo "build-deb.sh: installing the Build-Depends of Debian's crun $src_version" >&2
+	DEBIAN_FRONTEND=noninteractive apt-get build-dep -y -qq --no-install-recommends "crun=$src_version" >/dev/null
 	DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends cmake >/dev/null
 fi
 
@@ -60,7 +64,7 @@ rm -rf "$WORK"
 mkdir -p "$WORK"
 # apt-get source as root drops to _apt, which must be able to write here.
 chmod 0777 "$WORK"
-(cd "$WORK" && apt-get source -qq "crun=$(apt-cache showsrc crun | sed -n "s/^Version: \($WANT-.*\)/\1/p" | sort -V | tail -1)") \
+(cd "$WORK" && apt-get source -qq "crun=$src_version") \
 	>"$WORK/source.log" 2>&1 || {
 	cat "$WORK/source.log" >&2
 	die "apt-get source crun ($WANT) failed"
@@ -155,8 +159,8 @@ export DEB_BUILD_OPTIONS="nocheck ${DEB_BUILD_OPTIONS:-parallel=2}"
 }
 changes=$WORK/crun_${new#*:}_$arch.changes
 [ -f "$changes" ] || die "dpkg-buildpackage made no $(basename "$changes")"
-files=$(sed -n '/^Files:/,/^[^ ]/s/^ [0-9a-f]\{32\} [0-9]* [^ ]* [^ ]* //p' "$changes")
-for f in $(basename "$changes") $files; do
+made=$(sed -n '/^Files:/,/^[^ ]/s/^ [0-9a-f]\{32\} [0-9]* [^ ]* [^ ]* //p' "$changes")
+for f in $(basename "$changes") $made; do
 	mv -f "$WORK/$f" "$OUTDIR/"
 done
 deb=$OUTDIR/crun_${new#*:}_$arch.deb

@@ -33,13 +33,9 @@
 # build flags and make crun.
 set -euo pipefail
 
-die() {
-	echo "build.sh: $*" >&2
-	exit 1
-}
-
-HERE=$(cd "$(dirname "$0")" && pwd)
-TOP=$(cd "$HERE/../.." && pwd)
+PROG=build.sh
+# shellcheck source=contrib/lib.sh
+. "$(dirname "$0")/../lib.sh"
 WANT=${1:-1.8.1}
 [ $# -le 1 ] || die "too many arguments ($*); usage: build.sh [1.8.1|1.21]"
 case $WANT in
@@ -87,7 +83,7 @@ fetch_trixie_orig() {
 	echo "$sum  $name" >"$DL/$name.sha256"
 }
 
-"$TOP/contrib/install-deps.sh" crun-build || die "cannot install what the build needs"
+install_deps crun-build
 
 if [ -n "${CRUN_SRC:-}" ]; then
 	[ -f "$CRUN_SRC/src/libcrun/cloned_binary.c" ] && [ -f "$CRUN_SRC/configure.ac" ] ||

@@ -5,8 +5,9 @@
 # crun family).  Never asserts on a time or a size: benchmarks are
 # benchmark output, not tests.  What is asserted is that they ran what
 # they claim to run (each runc and crun arm's loader marker, what each
-# container's init runs from, the reflink where the filesystem has one)
-# and left nothing behind.
+# container's init runs from and how many copies of the binary it made,
+# with the crun family also at level 2, the reflink where the filesystem
+# has one) and left nothing behind.
 
 load helpers
 
@@ -39,6 +40,31 @@ family() {
 # the one matching TO (or the end).
 between() {
 	sed -n "/$1/,/$2/p" <<<"$3"
+}
+
+# row LABEL TEXT: the numbers of the memory table's row for LABEL (a
+# fixed string, the whole label) in TEXT, after the label: method, N,
+# Shmem, Slab and Cached per container, Pss median and mean, Rss median,
+# copies, binary, Shmem left.  One line per row found.
+row() {
+	awk -v l="  $1 " 'index($0, l) == 1 { r = substr($0, length(l) + 1); sub(/^ +/, "", r); print r }' <<<"$2"
+}
+
+# assert_no_copy LABEL TEXT N: LABEL's row in TEXT has N containers, each
+# init on the binary itself (no copy), and a Pss that a crun process can
+# have (above 0.1 and under 50 MB: a broken parse or an empty smaps gives
+# 0, a runaway copy far more).
+assert_no_copy() {
+	local r
+	r=$(row "$1" "$2")
+	[ "$(wc -l <<<"$r")" -eq 1 ] || fail "$1: not one row: '$r'"
+	read -r method n _ _ _ pss _ _ copies binary _ <<<"$r"
+	[ "$method" = overlay ] || fail "$1: method '$method', not overlay"
+	[ "$n" -eq "$3" ] || fail "$1: $n containers, not $3"
+	[ "$copies" -eq 0 ] || fail "$1: $copies copies of crun, not 0"
+	[ "$binary" -eq "$3" ] || fail "$1: $binary inits on crun's own inode, not $3"
+	awk -v p="$pss" 'BEGIN { exit !(p > 0.1 && p < 50) }' ||
+		fail "$1: Pss median $pss MB, not a crun process's"
 }
 
 teardown() {
@@ -129,7 +155,55 @@ teardown() {
 		fail "stock crun rootful: not its own binary (bind mount)"
 	grep -qE '^    stock    memfd /memfd:crun_cloned:[^;]* x2$' <<<"$rootless" ||
 		fail "stock crun rootless: not a memfd copy"
+	# The numbers: one memfd copy per container for stock crun rootless,
+	# none for the others.
+	read -r _ _ _ _ _ _ _ _ copies _ _ <<<"$(row "stock Debian crun 1.8.1" "$rootless")"
+	[ "$copies" -eq 2 ] || fail "stock crun rootless: $copies copies, not one per container"
+	for t in "$rootful" "$rootless"; do
+		assert_no_copy "crun-sealed (stock crun on the overlay)" "$t" 2
+		assert_no_copy "ours (rebuilt crun)" "$t" 2
+		assert_no_copy "ours (rebuilt crun 1.21)" "$t" 2
+	done
 	grep -qF "goal: ours and sealed 0 copies" <<<"$crun" || fail "no crun goal line"
+}
+
+@test "memory.sh: the crun family at level 2: stock crun fails run by a user, and no arm copies crun" {
+	requires root user memfd_noexec cmd:crun cmd:jq cmd:python3 cmd:busybox \
+		cmd:mountpoint || return 1
+	[ -x "$BUILD_DIR/crun-sealed/crun-sealed" ] ||
+		missing "crun-sealed at $BUILD_DIR/crun-sealed/crun-sealed (cmake --build)" || return 1
+	BENCH_FAMILIES=crun BENCH_LEVEL=2 BENCH_NO_BUILD=1 run "$REPO_ROOT/tests/bench/memory.sh" 2
+	echo "$output"
+	assert_success
+	local rootful rootless r
+	assert_output --partial "each mode runs in a child PID namespace at 2)"
+	refute_output --partial "== runc:"
+	rootful=$(between '^rootful: created' '^rootless: created' "$output")
+	rootless=$(between '^rootless: created' '^goal' "$output")
+	[ -n "$rootful" ] && [ -n "$rootless" ] || fail "no rootful or rootless table"
+	# Stock crun run by a user cannot execute its memfd copy at 2: its
+	# row is its error.  Rootful it binds itself, and makes no copy.
+	r=$(row "stock Debian crun 1.8.1" "$rootless")
+	[[ "$r" == "fails "*"Failed to re-execute libcrun via memory file descriptor"* ]] ||
+		fail "stock crun rootless at 2: '$r', not its re-exec error"
+	grep -qE '^    stock    fails$' <<<"$rootless" || fail "stock crun rootless: inits listed"
+	r=$(row "stock Debian crun 1.8.1" "$rootful")
+	read -r method n _ _ _ _ _ _ copies binary _ <<<"$r"
+	[ "$method" = - ] && [ "$n" -eq 2 ] && [ "$copies" -eq 0 ] && [ "$binary" -eq 2 ] ||
+		fail "stock crun rootful at 2: '$r', not 2 inits on its own binary"
+	grep -qE '^    stock    binary [^;]* x2$' <<<"$rootful" ||
+		fail "stock crun rootful: not its own binary (bind mount)"
+	# The wrapper and both rebuilds start at 2 in both modes, from the
+	# overlay: crun's own inode, no copy.
+	for t in "$rootful" "$rootless"; do
+		assert_no_copy "crun-sealed (stock crun on the overlay)" "$t" 2
+		assert_no_copy "ours (rebuilt crun)" "$t" 2
+		assert_no_copy "ours (rebuilt crun 1.21)" "$t" 2
+		for arm in sealed ours ours121; do
+			grep -qE "^    $(printf '%-8s' "$arm") binary-via-overlay [^;]* x2$" <<<"$t" ||
+				fail "$arm: its inits are not crun's own binary through the overlay"
+		done
+	done
 }
 
 @test "copy-time.sh: ext4, btrfs and xfs, with a reflink where there is one" {

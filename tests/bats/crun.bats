@@ -3,7 +3,9 @@
 # crun-sealed (crun-sealed/, built into build/crun-sealed/crun-sealed):
 # Debian's stock crun 1.8.1 (/usr/bin/crun), run from its own binary on a
 # detached read-only overlay, so that it skips the memfd copy that cannot
-# execute at vm.memfd_noexec 1 and 2.
+# execute at vm.memfd_noexec 1 and 2.  tests/run-all.sh also runs the
+# stock crun and crun-sealed tests in the trixie root (tests/roots/run.sh),
+# against Debian 13's own crun 1.21.
 #
 # Every crun runs inside `crun_ns N` (crun.bash: a child PID namespace at
 # N without the hybrid layout's cgroup2 mount), never in the initial
@@ -62,6 +64,48 @@ teardown() {
 }
 
 # ---- stock crun: the failure the wrapper exists for ------------------------------
+
+@test "stock crun is the suite's own: 1.8.1 on Debian 12, 1.21 in the trixie root" {
+	# tests/roots/run.sh sets SUITE in a suite's root; the host is bookworm.
+	local want
+	case ${SUITE:-bookworm} in
+	bookworm) want=1.8.1 ;;
+	trixie) want=1.21 ;;
+	*) fail "no stock crun version known for suite '$SUITE' (bookworm, trixie)" ;;
+	esac
+	run crun_ns 0 "$STOCK_CRUN" --version
+	assert_success
+	assert_line "crun version $want"
+}
+
+@test "stock crun, rootless at 1 and 2: its copy is a memfd made without MFD_EXEC, whose exec fails with EACCES" {
+	requires cmd:strace || return 1
+	as rootless "$STOCK_CRUN"
+	local level
+	for level in 1 2 0; do
+		echo "level: $level" >&2 # shown if this row fails
+		# crun clones itself before it reads its arguments: --version
+		# is enough.  strace (as root, in the namespace) follows the
+		# setpriv of $T/runc to crun as the user.
+		run crun_ns "$level" strace -f -qq -e trace=memfd_create,execveat \
+			-o "$T/trace" "$T/runc" --version
+		echo "$output"
+		cat "$T/trace"
+		run grep -E 'memfd_create\("crun_cloned' "$T/trace"
+		assert_success
+		assert_output --partial 'MFD_CLOEXEC|MFD_ALLOW_SEALING) = '
+		refute_output --partial MFD_EXEC
+		refute_output --partial MFD_NOEXEC_SEAL
+		run grep -E '^[0-9]+ +execveat\([0-9]+, "",.*AT_EMPTY_PATH\)' "$T/trace"
+		assert_success
+		if [ "$level" = 0 ]; then
+			assert_output --regexp '\) = 0$'
+		else
+			assert_output --regexp '\) = -1 EACCES \(Permission denied\)$'
+			refute_output --regexp '\) = 0$'
+		fi
+	done
+}
 
 @test "stock crun, rootless: its memfd copy cannot execute at levels 1 and 2; level 0 starts" {
 	as rootless "$STOCK_CRUN"

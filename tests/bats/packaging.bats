@@ -2,8 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # What a packager gets: `cmake --install` into a DESTDIR installs the whole
 # set (programs, library, man pages, units, hooks.d, the sysctl.d example
-# as documentation), with the installed program's path in the files that
-# name it.
+# and crun-sealed's podman recipe as documentation), with the installed
+# program's path in the files that name it.
 
 bats_require_minimum_version 1.5.0
 
@@ -46,6 +46,7 @@ installed_files() {
 		/usr/lib/systemd/system/memfd-noexec.socket
 		/usr/libexec/memfd-toolkit/crun-sealed
 		/usr/share/containers/oci/hooks.d/memfd-noexec.json
+		/usr/share/doc/memfd-toolkit/examples/50-crun-sealed.conf
 		/usr/share/doc/memfd-toolkit/examples/50-memfd-noexec.conf
 		/usr/share/man/man1/sealexec.1
 		/usr/share/man/man8/memfd-noexec.8
@@ -63,6 +64,13 @@ installed_files() {
 	refute_output --partial /usr/local
 	jq -e '.hook.path == "/usr/bin/memfd-noexec" and .hook.args == ["memfd-noexec", "hook"]' \
 		"$r/usr/share/containers/oci/hooks.d/memfd-noexec.json"
+	# The podman recipe names crun-sealed where it was installed.
+	grep -qxF 'crun = ["/usr/libexec/memfd-toolkit/crun-sealed"]' \
+		"$r/usr/share/doc/memfd-toolkit/examples/50-crun-sealed.conf" ||
+		fail "the installed podman recipe does not name /usr/libexec/memfd-toolkit/crun-sealed: $(cat "$r/usr/share/doc/memfd-toolkit/examples/50-crun-sealed.conf")"
+	diff <(sed 's|/usr/local/libexec/memfd-toolkit/crun-sealed|/usr/libexec/memfd-toolkit/crun-sealed|g' \
+		"$REPO_ROOT/contrib/crun/containers.conf") \
+		"$r/usr/share/doc/memfd-toolkit/examples/50-crun-sealed.conf"
 	# Otherwise the sources, unchanged.
 	cmp "$REPO_ROOT/contrib/systemd/memfd-noexec.socket" "$r/usr/lib/systemd/system/memfd-noexec.socket"
 	cmp "$REPO_ROOT/contrib/sysctl.d/50-memfd-noexec.conf" \
@@ -81,7 +89,7 @@ installed_files() {
 	[ -x "$r/usr/bin/memfd-noexec" ] && [ -x "$r/usr/bin/sealexec" ]
 }
 
-@test "cmake --install --prefix P: the units and the hook name P's program" {
+@test "cmake --install --prefix P: the units, the hook and the crun-sealed recipe name P's programs" {
 	requires cmd:cmake cmd:scdoc cmd:man cmd:jq || return 1
 	run installed_files /opt/mt
 	assert_success
@@ -92,6 +100,9 @@ installed_files() {
 	assert_line 'ExecStart=/opt/mt/bin/memfd-noexec serve'
 	assert_line --partial '"path": "/opt/mt/bin/memfd-noexec"'
 	refute_output --partial /usr/
+	run grep -h 'crun-sealed' "$T/root/opt/mt/share/doc/memfd-toolkit/examples/50-crun-sealed.conf"
+	assert_line 'crun = ["/opt/mt/libexec/memfd-toolkit/crun-sealed"]'
+	[ -x "$T/root/opt/mt/libexec/memfd-toolkit/crun-sealed" ] || fail "no crun-sealed where the recipe points"
 }
 
 # The man pages against the programs.  An option is "--name" or, with its
@@ -268,6 +279,7 @@ check_options() {
 		/usr/share/doc/memfd-toolkit/README.md.gz
 		/usr/share/doc/memfd-toolkit/changelog.gz
 		/usr/share/doc/memfd-toolkit/copyright
+		/usr/share/doc/memfd-toolkit/examples/50-crun-sealed.conf
 		/usr/share/doc/memfd-toolkit/examples/50-memfd-noexec.conf
 		/usr/share/man/man1/sealexec.1.gz
 		/usr/share/man/man8/memfd-noexec.8.gz
@@ -285,6 +297,10 @@ check_options() {
 	assert_success
 	grep -qx 'ExecStart=/usr/bin/memfd-noexec serve' "$T/x/lib/systemd/system/memfd-noexec.service"
 	jq -e '.hook.path == "/usr/bin/memfd-noexec"' "$T/x/usr/share/containers/oci/hooks.d/memfd-noexec.json"
+	# The packaged podman recipe names the packaged crun-sealed.
+	grep -qxF 'crun = ["/usr/libexec/memfd-toolkit/crun-sealed"]' \
+		"$T/x/usr/share/doc/memfd-toolkit/examples/50-crun-sealed.conf" ||
+		fail "the packaged podman recipe does not name /usr/libexec/memfd-toolkit/crun-sealed"
 	# Installed, never enabled or started: the maintainer scripts start
 	# nothing, and enable a unit only where the administrator had
 	# (was-enabled: an upgrade keeps their choice).

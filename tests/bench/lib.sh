@@ -47,8 +47,13 @@
 #            runc's own binary (CloneSelfExe bypassed), the lower bound
 #   The two builds come from contrib/runc/build.sh with the suite's own
 #   Build-Depends (MEMFD_TOOLKIT_NO_DEPS=1), into build/bench/runc13-ARM.
-# BENCH_LEVEL=N (runc13 only; default 0): the level of the child PID
-#   namespaces the family runs in.
+# BENCH_LEVEL=N (runc13 and crun; default 0): the level of the child PID
+#   namespaces the family's containers are made in (runc is always at 0).
+#   Above 0 an arm may fail to make a container (stock crun run by a user:
+#   its memfd copy cannot execute); bench_method then says "fails", and
+#   memory.sh's table shows the arm's error instead of its numbers.
+#   What only prepares or cleans up (the bundles' `spec`, --version,
+#   leftovers) runs at 0, where every arm works.
 # BENCH_NO_BUILD=1 reuses the builds already in build/bench/.
 
 BENCH_TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -56,7 +61,7 @@ STOCK=${STOCK:-/usr/sbin/runc}
 STOCK_CRUN=${STOCK_CRUN:-/usr/bin/crun}
 STOCK13=${STOCK13:-/usr/sbin/runc}
 RUNC13_SRC=${RUNC13_SRC:-}
-BENCH_LEVEL=${BENCH_LEVEL:-0}
+export BENCH_LEVEL=${BENCH_LEVEL:-0}
 TEST_USER=${TEST_USER:-cbtest}
 BENCH_CRUN_SEALED=$BENCH_TOP/build/crun-sealed/crun-sealed
 BENCH_MEMFD_NOEXEC=${BENCH_MEMFD_NOEXEC:-$BENCH_TOP/build/memfd-noexec/memfd-noexec}
@@ -69,6 +74,9 @@ bench_die() {
 	echo "${0##*/}: $*" >&2
 	exit 1
 }
+
+[[ "$BENCH_LEVEL" =~ ^[012]$ ]] ||
+	bench_die "BENCH_LEVEL must be 0, 1 or 2 (vm.memfd_noexec in the benchmark's PID namespaces), not '$BENCH_LEVEL'"
 
 for f in "${BENCH_FAMILIES[@]}"; do
 	case $f in
@@ -241,13 +249,14 @@ bench_stage() {
 	for d in true sh sleep; do
 		ln -s busybox "$WORK/rootfs/bin/$d"
 	done
-	# In the namespace: crun clones itself even for `spec`.
-	(cd "$WORK" && bench_in_pidns "$WORK/bin/$BENCH_FAMILY-stock" spec &&
+	# In the namespace (at 0, where every stock runtime works): crun
+	# clones itself even for `spec`.
+	(cd "$WORK" && bench_in_pidns_at 0 "$WORK/bin/$BENCH_FAMILY-stock" spec &&
 		mv config.json rootful.json)
 	d=$WORK/spec-rootless
 	mkdir "$d"
 	chown "$TEST_USER:" "$d"
-	(cd "$d" && bench_in_pidns setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
+	(cd "$d" && bench_in_pidns_at 0 setpriv --reuid="$TEST_USER" --regid="$TEST_USER" \
 		--init-groups -- "$WORK/bin/$BENCH_FAMILY-stock" spec --rootless)
 	mv "$d/config.json" "$WORK/rootless.json"
 	rmdir "$d"
@@ -293,28 +302,44 @@ bench_runtime() {
 	fi
 }
 
+# bench_level: the level the family's containers are made at:
+# BENCH_LEVEL for runc13 and crun, 0 for runc.
+bench_level() {
+	case ${BENCH_FAMILY:-} in
+	runc13 | crun) echo "$BENCH_LEVEL" ;;
+	*) echo 0 ;;
+	esac
+}
+
 # bench_in_pidns CMD...: CMD as root in a new PID namespace with its own
-# /proc, at vm.memfd_noexec 0 set there (never in the initial namespace);
-# for crun also without the cgroup2 mount of a hybrid layout.
+# /proc, at the family's level (bench_level) set there (never in the
+# initial namespace); for crun also without the cgroup2 mount of a hybrid
+# layout.  bench_in_pidns_at LEVEL CMD... at LEVEL instead.
 bench_in_pidns() {
+	bench_in_pidns_at "$(bench_level)" "$@"
+}
+
+bench_in_pidns_at() {
+	local level=$1
+	shift
 	if [ "${BENCH_FAMILY:-}" = crun ]; then
-		"$BENCH_MEMFD_NOEXEC" run --level 0 --proc -- sh -c '
+		"$BENCH_MEMFD_NOEXEC" run --level "$level" --proc -- sh -c '
 			if mountpoint -q /sys/fs/cgroup/unified; then
 				umount /sys/fs/cgroup/unified || exit 125
 			fi
 			exec "$@"' sh "$@"
-	elif [ "${BENCH_FAMILY:-}" = runc13 ]; then
-		"$BENCH_MEMFD_NOEXEC" run --level "$BENCH_LEVEL" --proc -- "$@"
 	else
-		"$BENCH_MEMFD_NOEXEC" run --level 0 --proc -- "$@"
+		"$BENCH_MEMFD_NOEXEC" run --level "$level" --proc -- "$@"
 	fi
 }
 
 # bench_ns_runtime MODE ARM ARGS...: bench_runtime in its own namespace
-# (bench_in_pidns), for the calls outside the measured loops.
+# at level 0, for the calls outside the measured loops (--version, list,
+# delete of leftovers: none depends on the level, and at 1 or 2 stock
+# crun run by a user cannot even list).
 bench_ns_runtime() {
 	# shellcheck disable=SC2016 # expanded by the inner bash
-	bench_in_pidns bash -c "$(declare -f bench_runtime)"'
+	bench_in_pidns_at 0 bash -c "$(declare -f bench_runtime)"'
 		WORK=$1 TEST_USER=$2 BENCH_FAMILY=$3; shift 3
 		bench_runtime "$@"' _ "$WORK" "$TEST_USER" "$BENCH_FAMILY" "$@"
 }
@@ -322,7 +347,9 @@ bench_ns_runtime() {
 # bench_method MODE ARM: the loader's marker from one create (then
 # delete -f): runc's from `runc --debug`'s --log file, crun's from the
 # stderr of crun-sealed or of our crun with their debug
-# variables; "-" for stock, which prints none.
+# variables; "-" for stock, which prints none.  At a level above 0, an
+# arm that cannot make a container is "fails" (its error stays in
+# $WORK/logs/method-MODE-ARM); at 0 that ends the benchmark.
 bench_method() {
 	local log=$WORK/logs/method-$1-$2 out
 	# shellcheck disable=SC2016 # expanded by the inner bash
@@ -337,8 +364,13 @@ bench_method() {
 				exit
 		fi
 		bench_runtime "$1" "$2" delete -f "method-$2"' \
-		_ "$WORK" "$TEST_USER" "$BENCH_FAMILY" "$log" "$1" "$2" 2>&1) ||
+		_ "$WORK" "$TEST_USER" "$BENCH_FAMILY" "$log" "$1" "$2" 2>&1) || {
+		if [ "$(bench_level)" != 0 ]; then
+			echo fails
+			return 0
+		fi
 		bench_die "$BENCH_FAMILY-$2 ($1) cannot create a container: $out $(tail -3 "$log" 2>/dev/null)"
+	}
 	# runc 1.3's own clone (exeseal) names its overlay and its copies too.
 	sed -n 's/.*cloned_binary: using \([a-z-]*\).*/\1/p
 		s/.*runc exeseal: using overlayfs.*/exeseal-overlay/p
@@ -367,9 +399,7 @@ bench_cleanup() {
 
 bench_versions() {
 	local arm
-	local level=0
-	[ "$BENCH_FAMILY" != runc13 ] || level=$BENCH_LEVEL
-	echo "host vm.memfd_noexec: $(cat /proc/sys/vm/memfd_noexec) (never written; each mode runs in a child PID namespace at $level)"
+	echo "host vm.memfd_noexec: $(cat /proc/sys/vm/memfd_noexec) (never written; each mode runs in a child PID namespace at $(bench_level))"
 	echo "kernel: $(uname -r), $(nproc) CPUs, load average: $(cut -d' ' -f1-3 /proc/loadavg)"
 	for arm in "${BENCH_ARMS[@]}"; do
 		if [ "$BENCH_FAMILY" != crun ]; then

@@ -94,6 +94,8 @@ for family in "${BENCH_FAMILIES[@]}"; do
 		declare -A method=()
 		for arm in "${BENCH_ARMS[@]}"; do
 			method[$arm]=$(bench_method "$mode" "$arm")
+			[ "${method[$arm]}" != fails ] ||
+				bench_die "$family-$arm ($mode) cannot make a container at level $(bench_level) ($(grep . "$WORK/logs/method-$mode-$arm" | tail -1)); start.sh times only arms that start (memory.sh shows which fail)"
 		done
 		out=$WORK/times-$mode
 		: >"$out"

@@ -17,7 +17,9 @@ medians.
 
 RECORDS (memory.sh) has lines "arm ARM SHMEM_BEFORE SHMEM_AFTER
 DEV:INO SLAB_BEFORE SLAB_AFTER", "init ARM PSS RSS DEV:INO KIND EXE" (kB; KIND is memfd,
-unlinked, binary, binary-via-overlay or file) and "deleted ARM SHMEM".
+unlinked, binary, binary-via-overlay or file) and "deleted ARM SHMEM",
+or for an arm that could not make a container at all (at a level above
+0) "fails ARM ERROR...": its row then shows the error.
 """
 import random
 import statistics
@@ -134,6 +136,7 @@ def start(mode, path, methods):
 
 def memory(mode, path, methods):
     shm, deleted, inits = {}, {}, {arm: [] for arm in ARMS}
+    fails = {}
     with open(path) as f:
         for line in f:
             w = line.split()
@@ -144,6 +147,8 @@ def memory(mode, path, methods):
                              int(w[8]) if len(w) > 8 else 0)
             elif w[0] == "deleted":
                 deleted[w[1]] = int(w[2])
+            elif w[0] == "fails":
+                fails[w[1]] = " ".join(w[2:]) or "(no message)"
             elif w[0] == "init":
                 inits[w[1]].append((int(w[2]), int(w[3]), w[4], w[5], w[6]))
     print(f"{mode}: created containers, MB (10^6 bytes); Shmem, Slab and "
@@ -155,6 +160,9 @@ def memory(mode, path, methods):
           f"{'binary':>8} {'Shmem left':>10}")
     for arm in ARMS:
         v = inits[arm]
+        if arm in fails:
+            print(f"  {LABELS[arm]:<{w}} {'fails':<11} {fails[arm]}")
+            continue
         if arm not in shm or not v:
             print(f"  {LABELS[arm]:<{w}} no data")
             continue
@@ -176,6 +184,9 @@ def memory(mode, path, methods):
     print(f"  {FAMILIES[FAMILY]['init']} /proc/PID/exe "
           "(kind, first link seen, count):")
     for arm in ARMS:
+        if arm in fails:
+            print(f"    {arm:<8} fails")
+            continue
         kinds = {}
         for x in inits[arm]:
             k = kinds.setdefault(x[3], [x[4], 0])

@@ -19,7 +19,9 @@
 #  - the suite's stock runc of the same Debian version, unpacked into
 #    /opt/stock-runc (STOCK_RUNC), for the suites' stock and hook cases;
 #  - bats, bats-support, bats-assert, busybox-static, uidmap, jq and the
-#    compiler from the suite itself (in the tar);
+#    compiler from the suite itself (in the tar), and what one suite's
+#    root alone holds (contrib/lib.sh suite_include: trixie's own crun
+#    1.21 and strace, for crun.bats);
 #  - the rootless test user (TEST_USER, cbtest), created there;
 #  - this repository, bound read-only at its own path, with BUILD_DIR:
 #    the test helpers (memfd-noexec, fakekernel, ...) are the host's

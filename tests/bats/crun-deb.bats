@@ -35,14 +35,23 @@ teardown() {
 	requires cmd:dpkg-buildpackage cmd:lintian cmd:quilt || return 1
 	local parent before after deb debian_version version
 	parent="$(dirname "$REPO_ROOT")"
-	before="$(ls -A "$parent")"
-	run "$REPO_ROOT/contrib/crun/build-deb.sh"
+	# Only what a package build names (crun_*.changes, crun-dbgsym_*, a
+	# crun-1.8.1 source tree) counts: the clone's parent may be /tmp,
+	# where other programs write at the same time (another run's
+	# crun-bats.*); lintian's temporary files go to the build's own TMPDIR.
+	parent_files() {
+		find "$parent" -mindepth 1 -maxdepth 1 \( -name 'crun_*' -o -name 'crun-dbgsym_*' -o -name 'crun-[0-9]*' \) \
+			-printf '%f\n' | LC_ALL=C sort
+	}
+	before="$(parent_files)"
+	mkdir "$T/tmp"
+	run env TMPDIR="$T/tmp" "$REPO_ROOT/contrib/crun/build-deb.sh"
 	assert_success
 	deb="$(sed -n 's/^build-deb.sh: built //p' <<<"$output")"
 	[ -f "$deb" ] || fail "build-deb.sh named no .deb: $output"
 	[[ "$deb" == "$REPO_ROOT/build/deb/bookworm/crun_"*"+memfdtoolkit1_"*.deb ]] ||
 		fail "the .deb is not in build/deb/bookworm/: $deb"
-	after="$(ls -A "$parent")"
+	after="$(parent_files)"
 	[ "$before" = "$after" ] || fail "build-deb.sh wrote beside the clone: $(diff <(echo "$before") <(echo "$after"))"
 	[ ! -e "$REPO_ROOT/build/deb/bookworm/crun-src" ] || fail "the source tree was left in build/deb/bookworm/crun-src"
 

@@ -213,19 +213,20 @@ int crun_memfd_noexec_apply(libcrun_container_t *container, pid_t pid, int sync_
 /*
  * The level this process (the container's init, or a crun exec process, in
  * the container's PID namespace) really runs at: the namespace's effective
- * value, which may be above the request (inherited from a stricter parent,
- * or a namespace joined at a higher level), or set with no request at all.
- * The kernel answers for the reader's own PID namespace through any procfs.
- * Where it cannot be read (no procfs in the container), the request, which
- * crun's parent made hold before this process went on; -1 for none.
+ * value (policy_memfd_noexec_effective(): procfs only), which may be above
+ * the request (inherited from a stricter parent, or a namespace joined at a
+ * higher level), or set with no request at all; never below the request,
+ * which crun's parent made hold before this process went on.  -errno where
+ * it cannot be read: policy_hugetlb_rule_needed() then installs the rule
+ * (fail-safe), except where the kernel has no levels at all.
  */
 static int effective_level(libcrun_container_t *container)
 {
-	int level = mt_memfd_noexec_read();
+	int level = policy_memfd_noexec_effective();
 
-	if (level < 0)
+	if (level >= 0 && level < container->memfd_noexec)
 		return container->memfd_noexec;
-	return level > container->memfd_noexec ? level : container->memfd_noexec;
+	return level;
 }
 
 int crun_memfd_noexec_seccomp(libcrun_container_t *container, libcrun_error_t *err)
@@ -234,16 +235,23 @@ int crun_memfd_noexec_seccomp(libcrun_container_t *container, libcrun_error_t *e
 	int level = effective_level(container);
 	int r;
 
-	if (level < 0 || !policy_level_denies_hugetlb_memfd(level))
+	if (!policy_hugetlb_rule_needed(level))
 		return 0;
 	r = policy_seccomp_deny_hugetlb_memfd(&e);
 	if (r < 0)
 		return to_crun_error(err, &e);
-	if (debug_on())
-		fprintf(stderr,
-			PREFIX
-			"vm.memfd_noexec=%d (asked for %d): memfd_create(MFD_HUGETLB) refused (seccomp)\n",
-			level, container->memfd_noexec);
+	if (debug_on()) {
+		if (level >= 0)
+			fprintf(stderr,
+				PREFIX
+				"vm.memfd_noexec=%d (asked for %d): memfd_create(MFD_HUGETLB) refused (seccomp)\n",
+				level, container->memfd_noexec);
+		else
+			fprintf(stderr,
+				PREFIX
+				"vm.memfd_noexec unreadable here (%s): memfd_create(MFD_HUGETLB) refused (seccomp), to be safe\n",
+				strerror(-level));
+	}
 	return 0;
 }
 

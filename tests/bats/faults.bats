@@ -240,8 +240,7 @@ judge_hook() {
 	level=$(field target_level)
 	if [ "$status" = 0 ]; then
 		[ "$level" = 2 ] || BAD+=("$spec: the hook exited 0 with the container at '$level'")
-	elif [ "${spec%%=*}" != write ] && { ! grep -qE "^stderr: $HOOK_STEP" <<<"$CASE_OUT" ||
-		! grep -E "^stderr: $HOOK_STEP" <<<"$CASE_OUT" | grep -qF "Input/output error"; }; then
+	elif [ "${spec%%=*}" != write ] && { ! grep -qE "^stderr: $HOOK_STEP" <<<"$CASE_OUT" || ! grep -E "^stderr: $HOOK_STEP" <<<"$CASE_OUT" | grep -qF "Input/output error"; }; then
 		BAD+=("$spec: exit $status without an error naming the step and EIO: $(grep '^stderr: ' <<<"$CASE_OUT" | tr '\n' '|')")
 	fi
 	grep -q '^mounts=same$' <<<"$CASE_OUT" || BAD+=("$spec: mounts changed")
@@ -323,12 +322,10 @@ judge_serve() {
 	*:) ;; # no answer: its log must say why (below)
 	*) BAD+=("$spec: an answer outside the protocol: $reply") ;;
 	esac
-	if [ "${spec%%=*}" != write ] && { [ "$started" = no ] || [ -z "$reply" ] || [ "$status" != 0 ]; } &&
-		! grep -qE "^stderr: $SERVE_STEP" <<<"$CASE_OUT"; then
+	if [ "${spec%%=*}" != write ] && { [ "$started" = no ] || [ -z "$reply" ] || [ "$status" != 0 ]; } && ! grep -qE "^stderr: $SERVE_STEP" <<<"$CASE_OUT"; then
 		BAD+=("$spec: started=$started reply='$reply' exit $status without an error naming the step: $(grep '^stderr: ' <<<"$CASE_OUT" | tr '\n' '|')")
 	fi
-	if grep -q '^socket=left$' <<<"$CASE_OUT" &&
-		! grep -qE '^stderr: memfd-noexec serve: Failed to (remove|look at) ' <<<"$CASE_OUT"; then
+	if grep -q '^socket=left$' <<<"$CASE_OUT" && ! grep -qE '^stderr: memfd-noexec serve: Failed to (remove|look at) ' <<<"$CASE_OUT"; then
 		BAD+=("$spec: left its socket without saying so (exit $status)")
 	fi
 	grep -q '^mounts=same$' <<<"$CASE_OUT" || BAD+=("$spec: mounts changed")

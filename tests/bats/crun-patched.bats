@@ -348,6 +348,37 @@ BAD_VALUES=(
 	assert_nothing_left
 }
 
+# Stock crun chowns every standard stream that is not a terminal to a
+# user-namespaced container's root, devices included (crun.bats shows
+# it); patch 0006 chowns only regular files, pipes and sockets.  The
+# device is a copy of /dev/null (crun.bash, ON_DEV_NULL_COPY), and
+# teardown checks that the host's nodes kept owner and mode.
+@test "a rootful container in a user namespace with its streams on /dev/null leaves the device alone; a file and a pipe still go to its root" {
+	as rootful "$U_CRUN"
+	bundle b "$USERNS_100000" /bin/sh -c "$IN_USERNS_100000"
+	run crun_ns 0 sh -c "$ON_DEV_NULL_COPY" b
+	assert_success
+	assert_line status=0
+	assert_line 'node=0:0 666 1:3'
+	assert_nothing_left
+	# What the container may own is still handed to its root (as stock
+	# crun does): a regular file as stdin and stderr, a pipe as stdout
+	# (its owner read by the reader once crun has exited).
+	: >"$T/in"
+	run crun_ns 0 sh -c '
+		{ "$T/runc" run -b "$T/b" "$ID" <"$T/in" 2>"$T/err"; echo "status=$?" >"$T/status"; } |
+			{ cat; stat -L -c "pipe=%u:%g" /proc/self/fd/0; }
+		cat "$T/status"
+		stat -c "in=%u:%g" "$T/in"
+		stat -c "err=%u:%g" "$T/err"'
+	assert_success
+	assert_line status=0
+	assert_line pipe=100000:100000
+	assert_line in=100000:100000
+	assert_line err=100000:100000
+	assert_nothing_left
+}
+
 # hugetlbfs ignores F_SEAL_EXEC, so level 2 alone would leave MFD_HUGETLB
 # memfds executable; the rebuilt crun adds a seccomp rule at 2 only, to
 # the container's process and to every crun exec.

@@ -71,6 +71,7 @@ crun_setup() {
 		return 1
 	}
 	HOST_LEVEL_BEFORE="$(host_level)"
+	HOST_DEVICES_BEFORE="$(host_devices)"
 	T=$(mktemp -d /tmp/crun-bats.XXXXXX)
 	chmod 755 "$T"
 	STATE="$T/state"
@@ -84,7 +85,7 @@ crun_setup() {
 
 # crun_teardown: from teardown: the service stopped, rootless podman's
 # containers and every container of this test's state removed, $T gone,
-# and the host's level where it was.  Returns 1 when a check failed.
+# and the host's level and devices (helpers.bash) where they were.  Returns 1 when a check failed.
 crun_teardown() {
 	local rc=0 # teardown runs without errexit: each check counts through rc
 	stop_default_service || rc=1
@@ -97,6 +98,7 @@ crun_teardown() {
 		rm -rf "$T"
 	fi
 	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}" || rc=1
+	assert_host_devices_unchanged "${HOST_DEVICES_BEFORE:-}" || rc=1
 	return "$rc"
 }
 
@@ -188,6 +190,35 @@ CREATED='
 	"$1" --check "/proc/$pid/exe"
 	if (: >>"/proc/$pid/exe") 2>"$T/write.err"; then echo write=ok; else echo "write=$(cat "$T/write.err")"; fi
 	"$T/runc" delete -f "$ID"'
+
+# USERNS_100000: a bundle filter: a user namespace whose root is host uid
+# and gid 100000 (65536 ids), as a rootful engine's --userns gives.
+# IN_USERNS_100000: a container command that exits 0 only there.
+# shellcheck disable=SC2034 # the suites use them
+USERNS_100000='.linux.namespaces += [{"type": "user"}] |
+	.linux.uidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}] |
+	.linux.gidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}]'
+# shellcheck disable=SC2034 # the suites use it
+IN_USERNS_100000='read -r c h n </proc/self/uid_map && [ "$c $h $n" = "0 100000 65536" ]'
+
+# ON_DEV_NULL_COPY: a crun_ns script: `$T/runc run` of bundle $0 as $ID
+# with stdin, stdout and stderr on /dev/null, where /dev/null is a copy:
+# in crun_ns's private mount namespace a fresh node (mknod c 1 3, root,
+# 0666, on a tmpfs of its own) is bind-mounted over it, so a crun that
+# chowns the streams changes only the copy, never the host's node.
+# Prints status= (crun's; its errors are in $T/crun.log) and node= (the
+# copy's uid:gid, mode and device afterwards).  Without the copy in
+# place nothing runs (exit 125).
+# shellcheck disable=SC2034 # the suites run it
+ON_DEV_NULL_COPY='
+	mkdir "$T/devcopy" && mount -t tmpfs -o mode=0755,size=64k devcopy "$T/devcopy" || exit 125
+	mknod -m 0666 "$T/devcopy/null" c 1 3 && chown 0:0 "$T/devcopy/null" || exit 125
+	mount --bind "$T/devcopy/null" /dev/null || exit 125
+	[ "$(stat -c %d:%i /dev/null)" = "$(stat -c %d:%i "$T/devcopy/null")" ] || exit 125
+	"$T/runc" --log "$T/crun.log" run -b "$T/$0" "$ID" </dev/null >/dev/null 2>/dev/null
+	echo "status=$?"
+	echo "node=$(stat -c "%u:%g %a %t:%T" "$T/devcopy/null")"
+	cat "$T/crun.log" 2>/dev/null'
 
 # write_crun_containers_conf FILE RUNTIME [ENV...]: podman.bash's rootless
 # containers.conf with the recipe of contrib/crun/containers.conf on top:

@@ -179,6 +179,26 @@ teardown() {
 	assert_nothing_left
 }
 
+# The known bug of stock crun 1.8.1 and 1.21 (README, "Runtimes and
+# Debian releases"): before a rootful container enters a user namespace
+# whose root is another uid, crun chowns every standard stream that is
+# not a terminal to that uid, a device too.  crun-sealed runs the same
+# crun, so it does the same.  Measured on a copy of /dev/null only
+# (crun.bash, ON_DEV_NULL_COPY); teardown checks the host's nodes.
+@test "stock crun, and so crun-sealed: a rootful user-namespace container with its streams on /dev/null gets the device chowned to its root" {
+	local bin
+	for bin in "$STOCK_CRUN" "$U_WRAPPER"; do
+		echo "row: $bin" >&2 # shown if it fails
+		as rootful "$bin"
+		bundle b "$USERNS_100000" /bin/sh -c "$IN_USERNS_100000"
+		run crun_ns 0 sh -c "$ON_DEV_NULL_COPY" b
+		assert_success
+		assert_line status=0
+		assert_line 'node=100000:100000 666 1:3'
+		assert_nothing_left
+	done
+}
+
 @test "crun-sealed passes arguments, exit status, stdio and signals through, and stays one process" {
 	local w=("$U_WRAPPER")
 	# Only leading --crun= are the wrapper's; the rest, even

@@ -6,7 +6,7 @@
 # either the program runs from a sealed clone (or in a PID namespace at
 # the level asked), or the tool fails with an error that names the step;
 # never an unsealed exec or a wrong level, and no fd, mount, directory or
-# file is left.
+# file is left, nor a host device's owner or mode changed (teardown).
 #
 # The syscalls come from an strace -k trace of the same command, made at
 # test time (tests/faults-case.sh syscalls), so the list cannot go stale.
@@ -36,6 +36,7 @@ setup() {
 	[ -x "$PAUSE" ] && [ -e "$FAKEKERNEL_PRELOAD" ] ||
 		{ echo "fault-pause or fakekernel-preload.so not built in $BUILD_DIR" >&2; return 1; }
 	HOST_LEVEL_BEFORE="$(host_level)"
+	HOST_DEVICES_BEFORE="$(host_devices)"
 	FAULTS_PPOLL_NR=$(printf '#include <sys/syscall.h>\n' | gcc -E -dM - |
 		awk '$2 == "__NR_ppoll" { print $3 }')
 	export FAULTS_PPOLL_NR
@@ -44,8 +45,11 @@ setup() {
 }
 
 teardown() {
+	local rc=0 # teardown runs without errexit: each check counts through rc
 	[ -z "${T:-}" ] || rm -rf -- "$T"
-	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}"
+	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}" || rc=1
+	assert_host_devices_unchanged "${HOST_DEVICES_BEFORE:-}" || rc=1
+	return "$rc"
 }
 
 # trace_syscalls PROGRAM CMD...: $SYSCALLS, the "NAME PREMAIN TOTAL" lines

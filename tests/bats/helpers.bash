@@ -183,6 +183,40 @@ assert_host_level_unchanged() {
 	[ "$now" = "$1" ] || fail "the host's vm.memfd_noexec changed during the test: $1 -> $now"
 }
 
+# The host's shared device nodes, whose owner and mode no test may change
+# (stock crun chowns a container's standard streams to its root, devices
+# included: README, "Runtimes and Debian releases").
+HOST_DEVICES=(/dev/null /dev/zero /dev/full /dev/random /dev/urandom /dev/tty)
+
+# host_devices: for setup, a line per node of HOST_DEVICES that exists:
+# path, uid, gid, mode (octal) and major:minor.
+host_devices() {
+	local d
+	for d in "${HOST_DEVICES[@]}"; do
+		[ ! -e "$d" ] || stat -c '%n %u %g %a %t:%T' "$d"
+	done
+}
+
+# assert_host_devices_unchanged BEFORE: for teardown (see
+# assert_host_level_unchanged), with BEFORE what host_devices printed in
+# setup (empty: nothing to compare).  A node whose owner or mode moved
+# fails the test and is put back, so that the host and the next tests do
+# not inherit it; a node that is no longer the same device is only
+# reported.
+assert_host_devices_unchanged() {
+	local now path uid gid mode dev
+	[ -n "$1" ] || return 0
+	now=$(host_devices)
+	[ "$now" != "$1" ] || return 0
+	while read -r path uid gid mode dev; do
+		if [ -c "$path" ] && [ ! -L "$path" ] && [ "$(stat -c %t:%T "$path")" = "$dev" ]; then
+			chown "$uid:$gid" "$path" && chmod "$mode" "$path" ||
+				echo "could not put $path back to $uid:$gid $mode" >&2
+		fi
+	done <<<"$1"
+	fail "$(printf 'a host device changed during the test (put back where possible)\nbefore:\n%s\nafter:\n%s' "$1" "$now")"
+}
+
 # with_output TEXT ASSERTION [ARGS...]: bats-assert's ASSERTION
 # (assert_line, refute_line, assert_output, refute_output) on TEXT, a log
 # file's content or a part of $output, instead of $output; $output and

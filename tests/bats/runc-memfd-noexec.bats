@@ -59,6 +59,7 @@ teardown_file() {
 setup() {
 	requires root runc memfd_noexec cmd:jq cmd:busybox || return 1
 	HOST_LEVEL_BEFORE="$(host_level)"
+	HOST_DEVICES_BEFORE="$(host_devices)"
 	runc_dirs
 	# Unique, so that a leftover cgroup is this test's.
 	ID="mfdn-$BATS_TEST_NUMBER-$$"
@@ -83,6 +84,7 @@ teardown() {
 	fi
 	# The host's value must never change.
 	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}" || rc=1
+	assert_host_devices_unchanged "${HOST_DEVICES_BEFORE:-}" || rc=1
 	return "$rc"
 }
 

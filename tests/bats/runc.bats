@@ -45,6 +45,7 @@ teardown_file() {
 setup() {
 	requires root runc cmd:jq cmd:busybox || return 1
 	HOST_LEVEL_BEFORE="$(host_level)"
+	HOST_DEVICES_BEFORE="$(host_devices)"
 	RUNC_SUM_BEFORE="$(sha256sum <"$RUNC")"
 	runc_dirs
 	export RUNC
@@ -63,6 +64,7 @@ teardown() {
 	fi
 	# The host's value must never change, nor the runc binary.
 	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}" || rc=1
+	assert_host_devices_unchanged "${HOST_DEVICES_BEFORE:-}" || rc=1
 	if [ -n "${RUNC_SUM_BEFORE:-}" ] && [ "$(sha256sum <"$RUNC")" != "$RUNC_SUM_BEFORE" ]; then
 		fail "the runc binary $RUNC changed during the test"
 		rc=1

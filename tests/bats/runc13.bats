@@ -39,6 +39,7 @@ teardown_file() {
 setup() {
 	requires root runc memfd_noexec cmd:jq cmd:busybox || return 1
 	HOST_LEVEL_BEFORE="$(host_level)"
+	HOST_DEVICES_BEFORE="$(host_devices)"
 	runc_dirs
 }
 
@@ -56,6 +57,7 @@ teardown() {
 			{ echo "vm.nr_hugepages is $(cat /proc/sys/vm/nr_hugepages), not $HUGEPAGES_BEFORE again" >&2; rc=1; }
 	fi
 	assert_host_level_unchanged "${HOST_LEVEL_BEFORE:-}" || rc=1
+	assert_host_devices_unchanged "${HOST_DEVICES_BEFORE:-}" || rc=1
 	return "$rc"
 }
 

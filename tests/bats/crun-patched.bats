@@ -355,16 +355,18 @@ BAD_VALUES=(
 # teardown checks that the host's nodes kept owner and mode.
 @test "a rootful container in a user namespace with its streams on /dev/null leaves the device alone; a file and a pipe still go to its root" {
 	as rootful "$U_CRUN"
-	bundle b "$USERNS_100000" /bin/sh -c "$IN_USERNS_100000"
+	bundle b "$USERNS_100000" /bin/sh -c "$CHMOD_DEV_NULL"
 	run crun_ns 0 sh -c "$ON_DEV_NULL_COPY" b
 	assert_success
 	assert_line status=0
+	# not chowned, so the container's chmod of it failed
 	assert_line 'node=0:0 666 1:3'
 	assert_nothing_left
 	# What the container may own is still handed to its root (as stock
 	# crun does): a regular file as stdin and stderr, a pipe as stdout
 	# (its owner read by the reader once crun has exited).
 	: >"$T/in"
+	bundle b "$USERNS_100000" /bin/sh -c "$IN_USERNS_100000"
 	run crun_ns 0 sh -c '
 		{ "$T/runc" run -b "$T/b" "$ID" <"$T/in" 2>"$T/err"; echo "status=$?" >"$T/status"; } |
 			{ cat; stat -L -c "pipe=%u:%g" /proc/self/fd/0; }

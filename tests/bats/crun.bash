@@ -200,6 +200,11 @@ USERNS_100000='.linux.namespaces += [{"type": "user"}] |
 	.linux.gidMappings = [{"containerID": 0, "hostID": 100000, "size": 65536}]'
 # shellcheck disable=SC2034 # the suites use it
 IN_USERNS_100000='read -r c h n </proc/self/uid_map && [ "$c $h $n" = "0 100000 65536" ]'
+# CHMOD_DEV_NULL: a container command that checks it runs there (else
+# exit 10), then tries a chmod 0600 of its /dev/null, which crun binds
+# from the host's: where the container's root owns the node, it succeeds.
+# shellcheck disable=SC2034 # the suites use it
+CHMOD_DEV_NULL="$IN_USERNS_100000 || exit 10; busybox chmod 0600 /dev/null; exit 0"
 
 # ON_DEV_NULL_COPY: a crun_ns script: `$T/runc run` of bundle $0 as $ID
 # with stdin, stdout and stderr on /dev/null, where /dev/null is a copy:

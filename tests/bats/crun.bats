@@ -185,16 +185,17 @@ teardown() {
 # not a terminal to that uid, a device too.  crun-sealed runs the same
 # crun, so it does the same.  Measured on a copy of /dev/null only
 # (crun.bash, ON_DEV_NULL_COPY); teardown checks the host's nodes.
-@test "stock crun, and so crun-sealed: a rootful user-namespace container with its streams on /dev/null gets the device chowned to its root" {
+@test "stock crun, and so crun-sealed: a rootful user-namespace container with its streams on /dev/null gets the device chowned to its root, which can then chmod it" {
 	local bin
 	for bin in "$STOCK_CRUN" "$U_WRAPPER"; do
 		echo "row: $bin" >&2 # shown if it fails
 		as rootful "$bin"
-		bundle b "$USERNS_100000" /bin/sh -c "$IN_USERNS_100000"
+		bundle b "$USERNS_100000" /bin/sh -c "$CHMOD_DEV_NULL"
 		run crun_ns 0 sh -c "$ON_DEV_NULL_COPY" b
 		assert_success
 		assert_line status=0
-		assert_line 'node=100000:100000 666 1:3'
+		# chowned, and then its chmod went through to the node
+		assert_line 'node=100000:100000 600 1:3'
 		assert_nothing_left
 	done
 }

@@ -211,19 +211,19 @@ CHMOD_DEV_NULL="$IN_USERNS_100000 || exit 10; busybox chmod 0600 /dev/null; exit
 # in crun_ns's private mount namespace a fresh node (mknod c 1 3, root,
 # 0666, on a tmpfs of its own) is bind-mounted over it, so a crun that
 # chowns the streams changes only the copy, never the host's node.
-# Prints status= (crun's; its errors are in $T/crun.log) and node= (the
-# copy's uid:gid, mode and device afterwards).  Without the copy in
-# place nothing runs (exit 125).
+# Prints status= and node= (the copy's uid:gid, mode and device
+# afterwards), then crun's log.  Without the copy in place nothing runs
+# (exit 125).
 # shellcheck disable=SC2034 # the suites run it
 ON_DEV_NULL_COPY='
-	mkdir "$T/devcopy" && mount -t tmpfs -o mode=0755,size=64k devcopy "$T/devcopy" || exit 125
-	mknod -m 0666 "$T/devcopy/null" c 1 3 && chown 0:0 "$T/devcopy/null" || exit 125
-	mount --bind "$T/devcopy/null" /dev/null || exit 125
-	[ "$(stat -c %d:%i /dev/null)" = "$(stat -c %d:%i "$T/devcopy/null")" ] || exit 125
-	"$T/runc" --log "$T/crun.log" run -b "$T/$0" "$ID" </dev/null >/dev/null 2>/dev/null
+	d=$(mktemp -d "$T/devcopy.XXXXXX") && mount -t tmpfs -o mode=0755,size=64k devcopy "$d" || exit 125
+	mknod -m 0666 "$d/null" c 1 3 && chown 0:0 "$d/null" || exit 125
+	mount --bind "$d/null" /dev/null || exit 125
+	[ "$(stat -c %d:%i /dev/null)" = "$(stat -c %d:%i "$d/null")" ] || exit 125
+	"$T/runc" --log "$d.log" run -b "$T/$0" "$ID" </dev/null >/dev/null 2>/dev/null
 	echo "status=$?"
-	echo "node=$(stat -c "%u:%g %a %t:%T" "$T/devcopy/null")"
-	cat "$T/crun.log" 2>/dev/null'
+	echo "node=$(stat -c "%u:%g %a %t:%T" "$d/null")"
+	cat "$d.log" 2>/dev/null'
 
 # write_crun_containers_conf FILE RUNTIME [ENV...]: podman.bash's rootless
 # containers.conf with the recipe of contrib/crun/containers.conf on top:

@@ -139,8 +139,8 @@ assert_level_matrix() {
 	assert_failure 1
 	assert_output 'build.sh: too many arguments (1.21 1.8.1); usage: build.sh [1.8.1|1.21]'
 	# Each version's series is there, and only those.
-	[ "$(ls "$REPO_ROOT"/contrib/crun/1.8.1/patches/*.patch | wc -l)" -eq 5 ]
-	[ "$(ls "$REPO_ROOT"/contrib/crun/1.21/patches/*.patch | wc -l)" -eq 5 ]
+	[ "$(ls "$REPO_ROOT"/contrib/crun/1.8.1/patches/*.patch | wc -l)" -eq 6 ]
+	[ "$(ls "$REPO_ROOT"/contrib/crun/1.21/patches/*.patch | wc -l)" -eq 6 ]
 }
 
 @test "a container created by the rebuilt crun holds no copy of crun: its init runs from the read-only overlay, rootful and rootless" {

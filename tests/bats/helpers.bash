@@ -200,16 +200,18 @@ host_devices() {
 # assert_host_devices_unchanged BEFORE: for teardown (see
 # assert_host_level_unchanged), with BEFORE what host_devices printed in
 # setup (empty: nothing to compare).  A node whose owner or mode moved
-# fails the test and is put back, so that the host and the next tests do
-# not inherit it; a node that is no longer the same device is only
-# reported.
+# fails the test and, if root owned it before, is put back, so that the
+# host and the next tests do not inherit it.  A node that was not root's
+# (something else changed it earlier: never restored to that) or that is
+# no longer the same device is only reported.
 assert_host_devices_unchanged() {
 	local now path uid gid mode dev
 	[ -n "$1" ] || return 0
 	now=$(host_devices)
 	[ "$now" != "$1" ] || return 0
 	while read -r path uid gid mode dev; do
-		if [ -c "$path" ] && [ ! -L "$path" ] && [ "$(stat -c %t:%T "$path")" = "$dev" ]; then
+		if [ "$uid" = 0 ] && [ -c "$path" ] && [ ! -L "$path" ] &&
+			[ "$(stat -c %t:%T "$path")" = "$dev" ]; then
 			chown "$uid:$gid" "$path" && chmod "$mode" "$path" ||
 				echo "could not put $path back to $uid:$gid $mode" >&2
 		fi

@@ -3,8 +3,8 @@
  * audit: the verdicts.  Pure functions of what collection
  * read (collect.c); tests/unit/audit_test.c tests them as a table.
  *
- * What the levels do (Linux 6.6+, measured on 6.18; see the README's
- * "vm.memfd_noexec across kernels"):
+ * What the levels do (Linux 6.6+, measured on 6.18; see docs/kernel.md,
+ * "memfds and their exec bit"):
  *   level 1: memfd_create() without an exec flag gives a 0666 memfd with
  *            F_SEAL_EXEC (as MFD_NOEXEC_SEAL); MFD_EXEC still gives 0777.
  *   level 2: the same, and MFD_EXEC fails with EACCES.

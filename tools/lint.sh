@@ -6,14 +6,15 @@
 #   tools/lint.sh CHECK...     only those
 #   tools/lint.sh --list       the checks' names, one a line
 #
-# The checks:
-#   clang-format      kernel style over every tracked .c and .h (.clang-format)
-#   one-line-strings  no user-visible string continued on a later line, so
-#                     that every message greps (tools/one-line-strings.py)
-#   readme-counts     the README's counts are the tree's (tools/readme-counts.py)
-#   gofmt             the Go files contrib/runc's build copies into runc
-#   shellcheck        every tracked shell file, bats and .bash as bash
-#                     (tools/shellcheck.sh)
+# The checks, by name:
+#   - clang-format: kernel style over every tracked .c and .h (.clang-format)
+#   - one-line-strings: no user-visible string continued on a later line,
+#     so that every message greps (tools/one-line-strings.py)
+#   - readme-counts: the counts of the README and docs/ are the tree's
+#     (tools/readme-counts.py)
+#   - gofmt: the Go files contrib/runc's build copies into runc
+#   - shellcheck: every tracked shell file, bats and .bash as bash
+#     (tools/shellcheck.sh)
 # Prints "ok - CHECK" or "not ok - CHECK" and the check's output; exits 1
 # if any failed, 2 on an unknown check.  tests/run-all.sh runs each check
 # through this script.
@@ -40,17 +41,17 @@ check_readme-counts() {
 }
 
 check_gofmt() {
-	local -a dirs out
+	local -a dirs bad
 	mapfile -t dirs < <(git ls-files 'contrib/runc/*.go' | xargs -r -n1 dirname | sort -u)
 	[ ${#dirs[@]} -gt 0 ] || return 0
 	command -v gofmt >/dev/null || {
 		echo "lint.sh: gofmt is missing (contrib/install-deps.sh test installs golang-go)"
 		return 1
 	}
-	mapfile -t out < <(gofmt -l "${dirs[@]}")
-	[ ${#out[@]} -eq 0 ] && return 0
+	mapfile -t bad < <(gofmt -l "${dirs[@]}")
+	[ ${#bad[@]} -eq 0 ] && return 0
 	echo "not gofmt-formatted (run gofmt -w on them):"
-	printf '  %s\n' "${out[@]}"
+	printf "  %s\n" "${bad[@]}"
 	return 1
 }
 

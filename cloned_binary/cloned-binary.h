@@ -104,7 +104,8 @@ struct cloned_binary_options {
  * podman's, `unshare -U -r`): there every owner that is unmapped shows as
  * this uid, root and any other user alike, so a file that shows so may be
  * anyone's.  -1 in the initial user namespace and where root is mapped,
- * where that uid is an ordinary user ("nobody").  Read once and cached.
+ * where that uid is an ordinary user ("nobody").  Read each time (a
+ * process may enter a user namespace after a first call).
  */
 long cloned_binary_unmapped_uid(void);
 

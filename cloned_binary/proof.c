@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -91,32 +92,33 @@ static bool own_mount(int id)
  * files too, which belong to global root: the overflow uid is what we
  * read when overflowuid's owner shows as the value it holds.  In the
  * initial namespace, or where root is mapped, that uid is an ordinary
- * user ("nobody") and this is -1.  Cached: a process only ever moves to
- * a user namespace further from root's (unshare, setns below ours).
+ * user ("nobody") and this is -1.  Read each time (three system calls,
+ * made only for an owner that is neither root nor us): a process that
+ * enters a user namespace (unshare, setns) must not keep the answer of
+ * the one it left.
  */
 long cloned_binary_unmapped_uid(void)
 {
-	static long cached = -2;
-	long v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
 	char buf[32] = "";
+	struct statfs sfs;
 	uint64_t value;
 	struct stat st;
 	const char *end;
+	long v = -1;
 	int fd, n;
 
-	if (v != -2)
-		return v;
-	v = -1;
+	/* Only procfs's own file counts (a file mounted over it could say
+	 * anything); unreadable, the overflow uid is just another user. */
 	fd = open("/proc/sys/kernel/overflowuid", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		n = (int)read(fd, buf, sizeof(buf) - 1);
-		if (n > 0 && fstat(fd, &st) == 0 && st.st_uid != 0 &&
+		if (n > 0 && fstat(fd, &st) == 0 && st.st_uid != 0 && fstatfs(fd, &sfs) == 0 &&
+		    (unsigned long)sfs.f_type == PROC_SUPER_MAGIC &&
 		    mt_parse_uint(buf, UINT32_MAX, &value, &end) == 0 &&
 		    (*end == '\n' || *end == '\0') && value == (uint64_t)st.st_uid)
 			v = (long)st.st_uid;
 		(void)close(fd);
 	}
-	__atomic_store_n(&cached, v, __ATOMIC_RELAXED);
 	return v;
 }
 

@@ -143,6 +143,37 @@ teardown() {
 	refute_output --partial "from-the-non-executable-one"
 }
 
+# Where global root is unmapped (`unshare -U -r`, rootless podman's user
+# namespace), root's files and every other unmapped user's show as the
+# overflow uid: the owner rule cannot tell them apart there, so the file
+# gets a copy (issue 41: another user's program, 0755, ran from the
+# overlay there).  In the initial namespace the same files are told apart.
+@test "user namespace without root: root's and another user's program run from a copy, never the overlay; a forced overlay refuses" {
+	requires root user
+	local d nobody
+	nobody=$(cat /proc/sys/kernel/overflowuid)
+	d="$(mktemp -d /tmp/cbtest-ovf.XXXXXX)"
+	chmod 0755 "$d"
+	install -m 0755 -o 4343 "$SELFCHECK" "$d/other"
+	install -m 0755 "$SELFCHECK" "$d/root"
+	for f in other root; do
+		run as_user unshare --user --map-root-user sh -c \
+			'stat -c "owner=%u" "$2"; "$1" --debug "$2" --expect-method=memfd-exec; echo "rc=$?"; "$1" --method=overlay "$2"; echo "rc=$?"' \
+			sh "$U_SEALEXEC" "$d/$f"
+		echo "$f: $output"
+		assert_line "owner=$nobody"
+		assert_line --partial "cloned_binary: overlay not possible (the file $d/$f shows as owned by uid $nobody, the overflow uid (mode 0755; we are uid 0): global root is unmapped in this user namespace"
+		assert_marker memfd-exec
+		assert_line --index 5 rc=0
+		assert_output --partial "sealexec: Failed to make a sealed copy of $d/$f: Failed to open the binary from a detached overlayfs (overlay): the file $d/$f shows as owned by uid $nobody"
+		assert_line --index 7 rc=126
+	done
+	# Control: in the initial user namespace root's runs from the overlay.
+	run "$SEALEXEC" "$d/root" --expect-method=overlay
+	rm -rf "$d"
+	assert_success
+}
+
 # The overlay is the file itself, so a file that someone
 # else can write would let them rewrite the running program (the red team
 # did it with dd conv=notrunc while root's program ran).  Such a file gets

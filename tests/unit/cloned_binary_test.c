@@ -1441,6 +1441,31 @@ static void t41_child(const void *arg)
 	clone_expect(t35_prog, row->overlay, want);
 }
 
+/*
+ * Only procfs's own overflowuid counts: a file of uid 4343 holding "4343",
+ * mounted over it, would make 4343's files pass for root's wherever a
+ * caller gives the proof.
+ */
+static void t41_forged_child(const void *arg)
+{
+	char path[] = "/tmp/cbtest-overflowuid-XXXXXX";
+	int fd = mkstemp(path);
+
+	(void)arg;
+	if (fd < 0 || write(fd, "4343\n", 5) != 5 || fchown(fd, T41_OTHER, 0) < 0)
+		die("make %s: %m", path);
+	close(fd);
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount(path, "/proc/sys/kernel/overflowuid", NULL, MS_BIND, NULL) < 0) {
+		(void)unlink(path);
+		die("bind %s on /proc/sys/kernel/overflowuid: %m", path);
+	}
+	(void)unlink(path);
+	if (cloned_binary_unmapped_uid() != -1)
+		die("a file mounted over overflowuid was believed: %ld",
+		    cloned_binary_unmapped_uid());
+}
+
 static void case_overlay_overflow_uid(void)
 {
 	char file[128], dir[128];
@@ -1461,6 +1486,7 @@ static void case_overlay_overflow_uid(void)
 	if (cloned_binary_unmapped_uid() != -1)
 		die("cloned_binary_unmapped_uid() = %ld in the initial user namespace",
 		    cloned_binary_unmapped_uid());
+	in_child("forged overflowuid", t41_forged_child, NULL);
 	trust_tree();
 	(void)snprintf(file, sizeof(file), "the file %s", t35_prog);
 	(void)snprintf(dir, sizeof(dir), "the directory %s", t35_sub);

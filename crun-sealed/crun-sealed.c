@@ -24,9 +24,10 @@
  *    directory may be if sticky).  Where global root is unmapped (a user
  *    namespace such as rootless podman's), root's files show as the
  *    overflow uid, and so do every other unmapped user's: an owner shown
- *    so is taken for root only on the packaged path, /usr/bin/crun
- *    itself (no symlink), which the system's packages install in its own
- *    directories; any other path is refused there with 126 (it can be
+ *    so is taken for root only on the packaged path, when the path
+ *    resolves to /usr/bin/crun (which must itself be the file, not a
+ *    symlink to elsewhere), which the system's packages install in its
+ *    own directories; any other path is refused there with 126 (it can be
  *    checked from the initial user namespace, where owners show);
  *  - the file is a regular, executable file and no script (its
  *    interpreter would run from the writable original);

@@ -1373,6 +1373,17 @@ static void in_child(const char *what, void (*fn)(const void *), const void *arg
 		die("%s: failed (above)", what);
 }
 
+static char t41_ram[96], t41_prog[128];
+
+/* The trees of the cases below, removed at exit: a failed row too (a
+ * child that fails removes them as it exits; its parent then fails). */
+static void t41_remove(void)
+{
+	if (t41_ram[0])
+		(void)rmdir(t41_ram);
+	trust_tree_remove();
+}
+
 struct t41_row {
 	uid_t file, dir;    /* owners of t35_prog and t35_sub */
 	bool proven;	    /* overflow_uid_is_root */
@@ -1488,6 +1499,7 @@ static void case_overlay_overflow_uid(void)
 		    cloned_binary_unmapped_uid());
 	in_child("forged overflowuid", t41_forged_child, NULL);
 	trust_tree();
+	atexit(t41_remove);
 	(void)snprintf(file, sizeof(file), "the file %s", t35_prog);
 	(void)snprintf(dir, sizeof(dir), "the directory %s", t35_sub);
 	for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
@@ -1498,7 +1510,6 @@ static void case_overlay_overflow_uid(void)
 		(void)snprintf(what, sizeof(what), "row %zu", i);
 		in_child(what, t41_child, &rows[i]);
 	}
-	trust_tree_remove();
 }
 
 /*
@@ -1509,8 +1520,6 @@ static void case_overlay_overflow_uid(void)
  * has the FUSE file) gets a copy; the same file through its ext4 path gets
  * the overlay.
  */
-static char t41_ram[96], t41_prog[128];
-
 static void t41_fs_child(const void *arg)
 {
 	char want[160], sub[112];
@@ -1534,13 +1543,12 @@ static void case_overlay_untrusted_fs_dir(void)
 {
 	require_root();
 	trust_tree();
+	atexit(t41_remove);
 	(void)snprintf(t41_ram, sizeof(t41_ram), "%s/ram", t35_dir);
 	(void)snprintf(t41_prog, sizeof(t41_prog), "%s/sub/prog", t41_ram);
 	if (mkdir(t41_ram, 0755) < 0)
 		die("mkdir %s: %m", t41_ram);
 	in_child("ramfs", t41_fs_child, NULL);
-	(void)rmdir(t41_ram);
-	trust_tree_remove();
 }
 
 /* ---- the superblock proof fails closed ------------------------------------

@@ -109,8 +109,8 @@ static void conn_answer(struct server *s, struct conn *c, int r, const struct ou
 
 /* Answers the error r (-errno) with the formatted message on c, logs it
  * and closes c. */
-_printf_(4, 5) static void conn_refuse(struct server *s, struct conn *c, int r,
-				       const char *fmt, ...)
+_printf_(4, 5) static void conn_refuse(struct server *s, struct conn *c, int r, const char *fmt,
+				       ...)
 {
 	_cleanup_error_ struct mt_error *e = NULL;
 	struct outcome o = OUTCOME_NONE;

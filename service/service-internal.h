@@ -43,10 +43,10 @@ struct conn {
 	uid_t uid; /* SO_PEERCRED's */
 	gid_t gid;
 	pid_t pid;
-	uid_t user;		/* whom it counts against: service_user_of_client() */
-	long long deadline;	/* ms of CLOCK_MONOTONIC, while silent */
-	struct request *queued; /* well-formed, waiting its turn; NULL: silent */
-	unsigned long long seq; /* arrival order, for the turns */
+	uid_t user;		     /* whom it counts against: service_user_of_client() */
+	long long deadline;	     /* ms of CLOCK_MONOTONIC, while silent */
+	struct request *queued;	     /* well-formed, waiting its turn; NULL: silent */
+	unsigned long long seq;	     /* arrival order, for the turns */
 	unsigned long long accepted; /* accept order: the newest gives way first */
 };
 

@@ -50,7 +50,7 @@
 #define SERVICE_MAX_HELD 512	/* connections held at once */
 #define SERVICE_MAX_SILENT_PER_USER 64
 #define SERVICE_MAX_QUEUED_PER_USER 64
-#define SERVICE_MAX_ALLOW 64 /* allow-list entries of each kind */
+#define SERVICE_MAX_ALLOW 64	      /* allow-list entries of each kind */
 #define SERVICE_LOG_INTERVAL_MS 10000 /* the log's window, by default */
 #define SERVICE_LOG_BURST 200	      /* request lines per window, by default */
 

@@ -543,6 +543,23 @@ state() {
 	rm -rf "$TEST_TMP"/syslog*
 }
 
+@test "check: for crun, says where the hook's refusals are (crun hides them)" {
+	requires root memfd_noexec || return 1
+	[ -x /usr/bin/crun ] || missing "Debian's crun at /usr/bin/crun" || return 1
+	local notice='notice: crun shows a failing OCI hook only as "error executing hook ... (exit code: 1)", even with --debug: the reason for a refusal by memfd-noexec hook is in syslog (journalctl -t memfd-noexec), or in FILE with the container annotation run.oci.hooks.stderr=FILE'
+	run "$MEMFD_NOEXEC" check --runtime /usr/bin/crun
+	assert_failure 1
+	assert_output --partial 'verdict: ignores'
+	assert_output --partial "$notice"
+	run "$MEMFD_NOEXEC" check --help
+	assert_success
+	assert_output --partial "journalctl -t memfd-noexec"
+	# Not for runc, which shows a hook's stderr.
+	[ -x /usr/sbin/runc ] || return 0
+	run "$MEMFD_NOEXEC" check --runtime /usr/sbin/runc
+	refute_output --partial "journalctl"
+}
+
 @test "hook: no request exits 0 silently" {
 	requires root memfd_noexec
 	start_sleeper

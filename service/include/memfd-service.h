@@ -93,10 +93,11 @@ void service_config_init(struct service_config *cfg);
 
 /*
  * Runs the service until SIGTERM or SIGINT: listens (see socket_path),
- * answers each request (logging one line each), and at the end answers
- * the connections still held with "the service is stopping", removes the
- * socket it bound (if it is still the one it bound) and returns the
- * signal's number.  The caller must be global root (memfd-noexec's
+ * answers each request (logging one line each, within the log's limit),
+ * and at the end answers the connections still held with "the service is
+ * stopping", tells what the log's limit left out, removes the socket it
+ * bound (if it is still the one it bound) and returns the signal's
+ * number.  The caller must be global root (memfd-noexec's
  * can-set-level probe says so); the service does not check it again, and
  * a raise without the privilege fails for each request.
  *

@@ -405,7 +405,9 @@ hook_bundle() {
 	assert_nothing_left
 }
 
-@test "stock crun + hook: crun hides the hook's refusal; syslog has it, with the container's id" {
+# (Not named "stock crun ...": tests/run-all.sh runs those in the trixie
+# root too, which has no python3 for the /dev/log listener.)
+@test "hook under stock crun: crun hides the hook's refusal; syslog has it, with the container's id" {
 	[ -x "$U_MEMFD_NOEXEC" ] || missing "memfd-noexec at $MEMFD_NOEXEC" || return 1
 	[ -x /usr/bin/python3 ] || missing "/usr/bin/python3" || return 1
 	as rootful "$STOCK_CRUN"
@@ -415,7 +417,7 @@ hook_bundle() {
 		.hooks.prestart += [{"path": $ENV.U_MEMFD_NOEXEC, "args": ["memfd-noexec", "hook"]}]'
 	run with_dev_log "$T/syslog" crun_ns 0 "$T/runc" --debug run -b "$T/b" "$ID"
 	assert_failure
-	assert_output --partial "error executing hook \`$U_MEMFD_NOEXEC\` (exit code: 1)"
+	assert_output --regexp "error executing hook .$U_MEMFD_NOEXEC. \\(exit code: 1\\)"
 	refute_output --partial 'annotations["memfd_noexec"]'
 	refute_output --partial 'memfdprobe:'
 	with_output "$(cat "$T/syslog")" assert_line --regexp \

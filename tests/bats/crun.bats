@@ -19,6 +19,7 @@ bats_require_minimum_version 1.5.0
 load helpers
 load podman
 load crun
+load syslog
 
 WRAPPER_SRC="$BUILD_DIR/crun-sealed/crun-sealed"
 U_WRAPPER="${STAGED_USER_BIN:+$STAGED_USER_BIN/crun-sealed}"
@@ -429,6 +430,26 @@ hook_bundle() {
 	with_output "$(cat "$T/xdg/hook.err")" assert_output --regexp \
 		'^memfd-noexec hook: Failed to open the PID namespace of process [0-9]+: Permission denied'
 	refute_output --partial 'memfdprobe:'
+	assert_nothing_left
+}
+
+# (Not named "stock crun ...": tests/run-all.sh runs those in the trixie
+# root too, which has no python3 for the /dev/log listener.)
+@test "hook under stock crun: crun hides the hook's refusal; syslog has it, with the container's id" {
+	[ -x "$U_MEMFD_NOEXEC" ] || missing "memfd-noexec at $MEMFD_NOEXEC" || return 1
+	[ -x /usr/bin/python3 ] || missing "/usr/bin/python3" || return 1
+	as rootful "$STOCK_CRUN"
+	# A bad value, and no run.oci.hooks.stderr: what a user of podman
+	# with crun gets.
+	bundle b '.annotations.memfd_noexec = "3" |
+		.hooks.prestart += [{"path": $ENV.U_MEMFD_NOEXEC, "args": ["memfd-noexec", "hook"]}]'
+	run with_dev_log "$T/syslog" crun_ns 0 "$T/runc" --debug run -b "$T/b" "$ID"
+	assert_failure
+	assert_output --regexp "error executing hook .$U_MEMFD_NOEXEC. \\(exit code: 1\\)"
+	refute_output --partial 'annotations["memfd_noexec"]'
+	refute_output --partial 'memfdprobe:'
+	with_output "$(cat "$T/syslog")" assert_line --regexp \
+		"^<27>.* memfd-noexec\\[[0-9]+\\]: hook refused container $ID \\(pid [0-9]+\\): Refusing annotations\\[\"memfd_noexec\"\\] = \"3\" in $T/b/config.json: allowed values are"
 	assert_nothing_left
 }
 

@@ -86,17 +86,26 @@ struct audit_proc {
 	const char *err_what; /* and the step that failed ("maps", "fd", ...) */
 	size_t ns_index;
 	struct audit_judgement j;
+	/* CAP_SYS_ADMIN in CapEff or CapPrm (status), and whether the
+	 * process is in the initial user namespace (ns/user; false when
+	 * unknown): with both it may write vm.memfd_noexec. */
+	bool sys_admin, init_userns;
+	/* audit_judge_all(): it could lower its namespace's level (see
+	 * audit_can_lower()). */
+	bool can_lower;
 };
 
 struct audit_pidns {
 	dev_t dev;
 	ino_t ino;
-	int level; /* >= 0, or -errno of reading it */
+	int level;	  /* >= 0, or -errno of reading it */
+	int parent_level; /* the parent namespace's, or -errno (the initial: -ENOENT) */
 	bool initial, own;
 	const struct audit_proc *label_from; /* whose container id names it */
 	enum audit_verdict verdict;
 	const struct audit_proc *worst; /* the process that sets the verdict */
 	size_t n_procs;
+	size_t n_can_lower; /* processes that could lower its level */
 };
 
 enum audit_scope { AUDIT_SCOPE_ALL, AUDIT_SCOPE_PID, AUDIT_SCOPE_CONTAINER };
@@ -178,6 +187,18 @@ int audit_judge_memfd(const struct audit_memfd *m, struct audit_judgement *ret);
  * or -errno when unknown).  0, or -ENOMEM.
  */
 int audit_judge_proc(struct audit_proc *p, int level);
+
+/*
+ * Whether p could lower the level of its PID namespace ns: ns is not the
+ * initial one, its level is above its parent's (a level asked for: a
+ * runtime or the hook raised it; when the parent's is unknown, any level
+ * above 0), and p holds CAP_SYS_ADMIN in the initial user namespace (no
+ * user namespace of its own), so that it may write the sysctl down to the
+ * parent's level.  The runtimes refuse such a process at create, and an
+ * exec that adds CAP_SYS_ADMIN; a process that joins the namespace
+ * without a request (a sidecar, setns) is checked by nobody but this.
+ */
+bool audit_can_lower(const struct audit_proc *p, const struct audit_pidns *ns);
 
 /* Every process judged, and each namespace's verdict, worst process and
  * label.  0, or -ENOMEM. */

@@ -39,10 +39,12 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/magic.h>
+#include <inttypes.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <sys/vfs.h>
@@ -163,6 +165,14 @@ static int read_status(int dirfd, struct audit_proc *p)
 			    (*s != '\t' && *s != '\0'))
 				return -EBADMSG;
 			p->uid = (long)first;
+		} else if (has_prefix(line, "CapEff:") || has_prefix(line, "CapPrm:")) {
+			/* CAP_SYS_ADMIN is bit 21. */
+			uint64_t caps;
+			const char *s = line + 7 + strspn(line + 7, "\t ");
+
+			if (sscanf(s, "%" SCNx64, &caps) != 1)
+				return -EBADMSG;
+			p->sys_admin |= (caps >> 21) & 1;
 		} else if (has_prefix(line, "NSpid:")) {
 			r = status_numbers(line + 6, &first, &last, &n);
 			if (r < 0)
@@ -213,6 +223,11 @@ static int read_identity(int dirfd, struct audit_proc *p)
 		return negative_errno();
 	p->ns_dev = st.st_dev;
 	p->ns_ino = st.st_ino;
+	/* The initial user namespace has a fixed inode (PROC_USER_INIT_INO). */
+	p->err_what = "ns/user";
+	if (fstatat(dirfd, "ns/user", &st, 0) < 0)
+		return negative_errno();
+	p->init_userns = st.st_ino == PROC_USER_INIT_INO;
 	return 0;
 }
 
@@ -237,6 +252,24 @@ static int read_level(const struct audit_pidns *ns, int dirfd)
 	return nsexec_read_memfd_noexec(fd);
 }
 
+/* The level of the parent of the namespace that ns/pid under dirfd is:
+ * >= 0, or -errno (-ENOENT for the initial namespace, which has none;
+ * -EPERM when the parent is outside ours). */
+static int read_parent_level(const struct audit_pidns *ns, int dirfd)
+{
+	_cleanup_close_ int fd = -EBADF, parent = -EBADF;
+
+	if (ns->initial)
+		return -ENOENT;
+	fd = openat(dirfd, "ns/pid", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return negative_errno();
+	parent = ioctl(fd, NS_GET_PARENT);
+	if (parent < 0)
+		return negative_errno();
+	return nsexec_read_memfd_noexec(parent);
+}
+
 /* The process's PID namespace entry; when it is the first process seen
  * there, the entry is added and its level read.  0 or -errno (fatal). */
 static int attach_ns(struct audit *a, struct audit_proc *p, int dirfd)
@@ -259,7 +292,10 @@ static int attach_ns(struct audit *a, struct audit_proc *p, int dirfd)
 	ns->n_procs = 1;
 	p->ns_index = a->n_ns - 1;
 	ns->level = read_level(ns, dirfd);
-	return fatal_error(ns->level) ? ns->level : 0;
+	if (fatal_error(ns->level))
+		return ns->level;
+	ns->parent_level = read_parent_level(ns, dirfd);
+	return fatal_error(ns->parent_level) ? ns->parent_level : 0;
 }
 
 static int keep(struct audit_proc **array, size_t *n, struct audit_proc *p)

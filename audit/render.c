@@ -128,6 +128,9 @@ static void print_proc(const struct audit *a, const struct audit_proc *p,
 	printf(": %s%s\n", audit_verdict_str(p->j.verdict),
 	       audit_worst_case(p->j.basis) ? " (worst case)" : "");
 	printf("    why: %s\n", p->j.reason);
+	if (p->can_lower)
+		printf("    CAN LOWER THE LEVEL: it holds CAP_SYS_ADMIN in the initial user namespace (the container has no user namespace of its own), so it may write vm.memfd_noexec down from %d to %d; drop CAP_SYS_ADMIN from it, or give the container a user namespace\n",
+		       ns->level, ns->parent_level >= 0 ? ns->parent_level : 0);
 	if (p->exe_memfd) {
 		print_memfd("exe", p->exe, &p->memfds[p->exe_index]);
 	} else if (a->scope != AUDIT_SCOPE_ALL) {
@@ -297,6 +300,15 @@ static void list_breaking(FILE *f, const struct audit *a, enum audit_verdict at_
 }
 
 /* The one summary line, malloc'd.  0 or -ENOMEM. */
+static size_t count_can_lower(const struct audit *a)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; i < a->n_ns; i++)
+		n += a->ns[i].n_can_lower;
+	return n;
+}
+
 static int summary_line(const struct audit *a, char **ret)
 {
 	size_t containers = 0, size = 0;
@@ -319,6 +331,10 @@ static int summary_line(const struct audit *a, char **ret)
 	fprintf(f, "; %zu would break at level 1", count_ns(a, AUDIT_BREAKS_1_2));
 	list_breaking(f, a, AUDIT_BREAKS_1_2, true);
 	fprintf(f, "; %zu unreadable", a->n_unreadable);
+	if (count_can_lower(a) > 0)
+		fprintf(f, "; %zu process%s could lower the level of %s PID namespace",
+			count_can_lower(a), count_can_lower(a) == 1 ? "" : "es",
+			count_can_lower(a) == 1 ? "its" : "their");
 	if (fclose(f) != 0) {
 		free(buf);
 		return -ENOMEM;
@@ -466,6 +482,9 @@ static void json_proc(jw *w, const struct audit_proc *p)
 	(void)policy_json_writer_add_bool(w, "breaks_at_2", p->j.verdict != AUDIT_FINE);
 	json_name(w, "tag", p->j.tag);
 	(void)policy_json_writer_add_string(w, "reason", p->j.reason);
+	(void)policy_json_writer_add_bool(w, "sys_admin", p->sys_admin);
+	(void)policy_json_writer_add_bool(w, "initial_user_namespace", p->init_userns);
+	(void)policy_json_writer_add_bool(w, "can_lower", p->can_lower);
 	(void)policy_json_writer_open_object(w, "exe");
 	json_name(w, "path", p->exe);
 	(void)policy_json_writer_add_bool(w, "memfd", p->exe_memfd);
@@ -502,6 +521,11 @@ static void json_ns(jw *w, const struct audit *a, size_t idx)
 	(void)policy_json_writer_add_bool(w, "initial", ns->initial);
 	(void)policy_json_writer_add_bool(w, "own", ns->own);
 	json_level(w, ns->level);
+	if (ns->parent_level >= 0)
+		(void)policy_json_writer_add_int(w, "parent_level", ns->parent_level);
+	else
+		(void)policy_json_writer_add_null(w, "parent_level");
+	(void)policy_json_writer_add_int(w, "can_lower", (long long)ns->n_can_lower);
 	if (ns->label_from) {
 		(void)policy_json_writer_open_object(w, "container");
 		(void)policy_json_writer_add_string(w, "id", ns->label_from->ctr_id);
@@ -578,6 +602,7 @@ static void json_summary(jw *w, const struct audit *a, const char *line)
 	(void)policy_json_writer_add_int(w, "kernel_threads", a->kthreads);
 	(void)policy_json_writer_add_int(w, "zombies", a->zombies);
 	(void)policy_json_writer_add_int(w, "gone", a->gone);
+	(void)policy_json_writer_add_int(w, "can_lower", (long long)count_can_lower(a));
 	json_breaking(w, "break_at_2", a, AUDIT_BREAKS_2);
 	json_breaking(w, "break_at_1", a, AUDIT_BREAKS_1_2);
 	(void)policy_json_writer_add_string(w, "line", line);

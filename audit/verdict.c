@@ -3,8 +3,8 @@
  * audit: the verdicts.  Pure functions of what collection
  * read (collect.c); tests/unit/audit_test.c tests them as a table.
  *
- * What the levels do (Linux 6.6+, measured on 6.18; see the README's
- * "vm.memfd_noexec across kernels"):
+ * What the levels do (Linux 6.6+, measured on 6.18; see docs/kernel.md,
+ * "memfds and their exec bit"):
  *   level 1: memfd_create() without an exec flag gives a 0666 memfd with
  *            F_SEAL_EXEC (as MFD_NOEXEC_SEAL); MFD_EXEC still gives 0777.
  *   level 2: the same, and MFD_EXEC fails with EACCES.
@@ -357,12 +357,20 @@ int audit_judge_proc(struct audit_proc *p, int level)
 	return 0;
 }
 
+bool audit_can_lower(const struct audit_proc *p, const struct audit_pidns *ns)
+{
+	int floor = ns->parent_level >= 0 ? ns->parent_level : 0;
+
+	return !ns->initial && ns->level > floor && p->sys_admin && p->init_userns;
+}
+
 int audit_judge_all(struct audit *a)
 {
 	for (size_t i = 0; i < a->n_ns; i++) {
 		a->ns[i].worst = NULL;
 		a->ns[i].label_from = NULL;
 		a->ns[i].verdict = AUDIT_FINE;
+		a->ns[i].n_can_lower = 0;
 	}
 	for (size_t i = 0; i < a->n_procs; i++) {
 		struct audit_proc *p = &a->procs[i];
@@ -372,6 +380,8 @@ int audit_judge_all(struct audit *a)
 		r = audit_judge_proc(p, ns->level);
 		if (r < 0)
 			return r;
+		p->can_lower = audit_can_lower(p, ns);
+		ns->n_can_lower += p->can_lower;
 		if (!ns->worst || outranks(&p->j, &ns->worst->j)) {
 			ns->verdict = p->j.verdict;
 			ns->worst = p;
@@ -385,5 +395,5 @@ int audit_judge_all(struct audit *a)
 bool audit_listed(const struct audit *a, const struct audit_proc *p)
 {
 	return a->scope != AUDIT_SCOPE_ALL || p->exe_memfd || p->n_xmaps > 0 ||
-	       p->j.verdict != AUDIT_FINE;
+	       p->j.verdict != AUDIT_FINE || p->can_lower;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "log.h"
@@ -114,6 +115,19 @@ void cli_log_line(const char *line)
 	memcpy(buf, line, len);
 	buf[len++] = '\n';
 	(void)!write(STDERR_FILENO, buf, len);
+	errno = saved;
+}
+
+void cli_syslog(int priority, const char *fmt, ...)
+{
+	int saved = errno;
+	va_list ap;
+
+	openlog(program, LOG_PID | LOG_NDELAY, LOG_DAEMON);
+	va_start(ap, fmt);
+	vsyslog(priority, fmt, ap);
+	va_end(ap);
+	closelog();
 	errno = saved;
 }
 

@@ -39,6 +39,15 @@ _printf_(1, 2) void cli_debug(const char *fmt, ...);
 void cli_log_line(const char *line);
 
 /*
+ * One message to syslog (/dev/log; the journal on systemd machines), with
+ * the program as its ident ("memfd-noexec"), facility LOG_DAEMON, and
+ * priority (LOG_ERR...): for what an admin must find when stderr is lost
+ * (crun shows a hook's stderr only with run.oci.hooks.stderr).  Without
+ * a syslog daemon nothing is written, and nothing is reported.
+ */
+_printf_(2, 3) void cli_syslog(int priority, const char *fmt, ...);
+
+/*
  * Right after getopt_long() returned '?' or ':', the option it refused, as
  * the user wrote it: "-x" for a short one (also inside a cluster such as
  * "-jx"), the whole argument for a long one ("--long", "--long=VALUE").

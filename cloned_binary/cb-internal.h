@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/types.h>
 
 #include "cloned-binary.h"
 #include "errors.h"
@@ -64,16 +65,25 @@ int cb_clone_overlay(const struct cb_ctx *c, int src, int *ret_fd, char *why, si
  * caller is ensure() with the marker, run from a clone its maker made and
  * checked (owner, directories, superblock) where it could see them; then
  * only the read-only and detached checks are made (in a container's user
- * namespace root's files show as unmapped).
+ * namespace root's files show as unmapped).  overflow_is_root: the
+ * options' overflow_uid_is_root (cb_owner_of()).
  */
-int cb_overlay_is_sealed(int fd, bool vouched);
+int cb_overlay_is_sealed(int fd, bool vouched, bool overflow_is_root);
 
 /*
- * Root, or us (or, where global root is unmapped, the overflow uid that
- * root's files show as): the owners whose files no one else can rewrite
- * (proof.c).
+ * Whose a file is, for the owner rule (proof.c): root's or ours
+ * (TRUSTED), another user's (OTHER), or, where global root is unmapped,
+ * shown as the overflow uid, as root's and every other unmapped user's
+ * files are there (UNMAPPED: it cannot be told whose).  overflow_is_root:
+ * the caller proved such an owner to be root (the options'
+ * overflow_uid_is_root), which makes it TRUSTED.
  */
-bool cb_owner_trusted(uid_t uid);
+enum cb_owner {
+	CB_OWNER_TRUSTED,
+	CB_OWNER_OTHER,
+	CB_OWNER_UNMAPPED,
+};
+enum cb_owner cb_owner_of(uid_t uid, bool overflow_is_root);
 
 /* An empty, read-only tmpfs attached nowhere: its mount fd, or -errno
  * (overlay.c). */

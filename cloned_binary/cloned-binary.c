@@ -202,7 +202,7 @@ static int is_sealed(int fd, const struct cloned_binary_options *opts, bool vouc
 	if (!S_ISREG(st.st_mode))
 		return 0;
 	if ((unsigned long)sfs.f_type == OVERLAYFS_SUPER_MAGIC)
-		return cb_overlay_is_sealed(fd, vouched);
+		return cb_overlay_is_sealed(fd, vouched, opts && opts->overflow_uid_is_root);
 
 	seals = fcntl(fd, F_GET_SEALS);
 	if (seals >= 0 && is_memfd(fd, seals)) {

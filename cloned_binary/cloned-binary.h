@@ -80,7 +80,34 @@ struct cloned_binary_options {
 	/* Debug markers "cloned_binary: ..." go to log (NULL: stderr). */
 	bool debug;
 	void (*log)(const char *line);
+	/*
+	 * The overlay method's owner rule, where global root is unmapped
+	 * in our user namespace (cloned_binary_unmapped_uid() >= 0): there
+	 * root's files show as the overflow uid, and so do every other
+	 * unmapped user's, so such an owner is not taken for root unless
+	 * the caller proved it is root's for the file and every directory
+	 * above it, and sets this.  Proofs: the file was checked from the
+	 * initial user namespace (by a parent that hands in its fd), or it
+	 * is a path fixed when the program was built, in the system's own
+	 * directories (crun-sealed's /usr/bin/crun).  Without it, auto
+	 * makes a copy instead (the debug marker names the file and the
+	 * reason) and a forced overlay fails with -EPERM.  No effect
+	 * outside such a namespace, where the overflow uid is an ordinary
+	 * user ("nobody") and never root.
+	 */
+	bool overflow_uid_is_root;
 };
+
+/*
+ * The overflow uid (/proc/sys/kernel/overflowuid, 65534 by default) where
+ * global root is unmapped in the caller's user namespace (rootless
+ * podman's, `unshare -U -r`): there every owner that is unmapped shows as
+ * this uid, root and any other user alike, so a file that shows so may be
+ * anyone's.  -1 in the initial user namespace and where root is mapped,
+ * where that uid is an ordinary user ("nobody").  Read each time (a
+ * process may enter a user namespace after a first call).
+ */
+long cloned_binary_unmapped_uid(void);
 
 /* Seals that every memfd clone must carry (mask, never equality). */
 #define CLONED_BINARY_MEMFD_SEALS 0x000fU /* F_SEAL_SEAL|SHRINK|GROW|WRITE */
@@ -90,9 +117,12 @@ struct cloned_binary_options {
  * must be readable; its file offset is not used), or, with the overlay
  * method, opens the file itself from a detached read-only overlayfs, which
  * needs its path (/proc/self/fd/N) to lead to it, and is taken only if the
- * file and every directory above it are owned by root or by us and are
- * writable by neither group nor others (a sticky directory may be): no one
- * else may be able to rewrite the file it runs.  On success stores the
+ * file and every directory above it are owned by root or by us (an owner
+ * shown as the overflow uid only with overflow_uid_is_root) and are
+ * writable by neither group nor others (a sticky directory may be), and
+ * all are on tmpfs, ext4, xfs or btrfs, where the kernel, not a daemon or
+ * a server, reports owners and modes: no one else may be able to rewrite
+ * the file it runs.  On success stores the
  * result in *ret_fd (O_CLOEXEC; a memfd, or an O_PATH fd for the overlay
  * and file methods) and the method in *ret_method, and returns 0.
  *
@@ -102,7 +132,7 @@ struct cloned_binary_options {
  *                   (vm.memfd_noexec=2 and no usable directory), the
  *                   explicit tmpdir breaks a rule, or (overlay requested)
  *                   the binary or a directory above it breaks the owner
- *                   rule above;
+ *                   or filesystem rule above;
  *  -ESTALE          (overlay) the file found by its name is not src_fd's;
  *  -EROFS           the explicit tmpdir is mounted read-only or noexec;
  *  -ENOEXEC         a copy was made but does not carry the required
@@ -121,9 +151,10 @@ int cloned_binary_clone(int src_fd, const struct cloned_binary_options *opts,
  * features (opts, or the probe) have it.  A file on overlayfs must be on a
  * read-only one that is attached to no mount tree we can see (a detached
  * mount, as the overlay method makes) and refuse opening for writing with
- * EROFS; it must be owned by root or by us (where root is unmapped, the
- * overflow uid counts as root) and be writable by neither group nor
- * others, since the overlay is the file itself; and its superblock must be
+ * EROFS; it must be owned by root or by us (where root is unmapped, an
+ * owner shown as the overflow uid counts only with the options'
+ * overflow_uid_is_root) and be writable by neither group nor others,
+ * since the overlay is the file itself; and its superblock must be
  * read-only without an upper layer (a read-only mount flag alone can be
  * cleared by its owner).  That proof fails closed: where it cannot be made
  * the answer is 0, except without CAP_SYS_ADMIN over our mount namespace

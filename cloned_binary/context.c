@@ -41,7 +41,7 @@ void cb_ctx_probe(struct cb_ctx *c)
 
 void cb_debug(const struct cb_ctx *c, const char *fmt, ...)
 {
-	char line[512];
+	char line[1536]; /* the overlay's reasons run to 1024 */
 	va_list ap;
 	int saved = errno;
 

@@ -547,20 +547,56 @@ static int overlay_open_in_userns(struct ovl_target *t, enum ovl_step *ret_step,
  * points at.  POSIX ACLs need no reading: an ACL entry that grants
  * writing to anyone but the owner only takes effect through the ACL mask,
  * which the group bits of the mode show, so a "group-writable" mode is how
- * such an ACL shows up.  Everything is checked by fd: the file we were
+ * such an ACL shows up.  Owners and modes prove something only where the
+ * kernel keeps them: the file and every directory must be on a filesystem
+ * the file methods trust (cb_fs_is_trusted(): tmpfs, ext4, xfs, btrfs),
+ * never on FUSE, NFS, 9p or SMB, whose daemon or server reports what it
+ * likes.  And where global root is unmapped (a user namespace such as
+ * rootless podman's), root's files show as the overflow uid, as every
+ * other unmapped user's do: such an owner counts only when the caller
+ * proved it root's (overflow_uid_is_root).  Everything is checked by fd: the file we were
  * given, its directory opened once and tied to it by inode, and the
  * directories above through "..", never a second lookup of the path.  The
  * overlay's lower layer is that same directory fd, and the file it then
  * exposes must be the inode checked here (overlay_open, cb_clone_overlay).
  */
 
-static int trust_inode(const struct stat *st, const char *what, const char *path, char *why,
-		       size_t size)
+/*
+ * The rules for one inode, open at fd (st: its fstat): its filesystem,
+ * its owner, its mode.  0, or -EPERM with the reason.
+ */
+static int trust_inode(int fd, const struct stat *st, const char *what, const char *path,
+		       bool overflow_is_root, char *why, size_t size)
 {
 	bool dir = S_ISDIR(st->st_mode);
+	enum cb_owner owner;
 	const char *found;
+	struct statfs sfs;
+	char fs[32];
 
-	if (!cb_owner_trusted(st->st_uid))
+	/* On FUSE, NFS, 9p or SMB a daemon or a server reports the owner and
+	 * mode (and serves the bytes): nothing below would prove anything. */
+	if (fstatfs(fd, &sfs) < 0) {
+		(void)snprintf(why, size, "cannot inspect the filesystem of %s %s: %m", what, path);
+		return negative_errno();
+	}
+	if (!cb_fs_is_trusted((unsigned long)sfs.f_type)) {
+		(void)snprintf(
+			why, size,
+			"%s %s is on %s, where the filesystem's daemon or server, not the kernel, reports its owner and mode and serves its bytes: the overlay runs the file itself, so it is taken only where the file and every directory above it are on tmpfs, ext4, xfs or btrfs, as the file methods' copies are. Move the binary to such a filesystem, or use a copy (--method=memfd)",
+			what, path, cb_fs_name((unsigned long)sfs.f_type, fs, sizeof(fs)));
+		return -EPERM;
+	}
+	owner = cb_owner_of(st->st_uid, overflow_is_root);
+	if (owner == CB_OWNER_UNMAPPED) {
+		(void)snprintf(
+			why, size,
+			"%s %s shows as owned by uid %u, the overflow uid (mode %04o; we are uid %u): global root is unmapped in this user namespace, and every owner unmapped here shows as that uid, root and any other user alike, so it cannot be told here whether someone else can rewrite it; the overlay runs the file itself, so it is taken here only for a file whose owner the caller proved (overflow_uid_is_root). Run it from the initial user namespace, where the owner shows, or use a copy (--method=memfd)",
+			what, path, (unsigned)st->st_uid, (unsigned)(st->st_mode & 07777),
+			(unsigned)geteuid());
+		return -EPERM;
+	}
+	if (owner != CB_OWNER_TRUSTED)
 		found = "owned by another user";
 	else if ((st->st_mode & 022) && !(dir && (st->st_mode & S_ISVTX)))
 		found = dir ? "writable by group or others without the sticky bit"
@@ -579,7 +615,7 @@ static int trust_inode(const struct stat *st, const char *what, const char *path
  * The directories from dfd (path: its name, for messages, shortened as we
  * go up) to the root, through "..".  0, or -errno with the reason.
  */
-static int trust_dirs(int dfd, char *path, char *why, size_t size)
+static int trust_dirs(int dfd, char *path, bool overflow_is_root, char *why, size_t size)
 {
 	_cleanup_close_ int cur = fcntl(dfd, F_DUPFD_CLOEXEC, 3);
 	struct stat st, up;
@@ -595,7 +631,7 @@ static int trust_dirs(int dfd, char *path, char *why, size_t size)
 		char *slash;
 		int parent;
 
-		r = trust_inode(&st, "the directory", path, why, size);
+		r = trust_inode(cur, &st, "the directory", path, overflow_is_root, why, size);
 		if (r < 0)
 			return r;
 		parent = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
@@ -627,7 +663,7 @@ static int trust_dirs(int dfd, char *path, char *why, size_t size)
  * (the overlay's lower layer, "/proc/self/fd/D:"), and its NAME; or -errno
  * with the reason.
  */
-static int target_of(int src, struct ovl_target *t, char *why, size_t size)
+static int target_of(const struct cb_ctx *c, int src, struct ovl_target *t, char *why, size_t size)
 {
 	char proc[64], path[PATH_MAX];
 	_cleanup_close_ int dfd = -EBADF;
@@ -653,7 +689,7 @@ static int target_of(int src, struct ovl_target *t, char *why, size_t size)
 		return -ENAMETOOLONG;
 	}
 	/* The file first: it is the inode that will run. */
-	r = trust_inode(&t->st, "the file", path, why, size);
+	r = trust_inode(src, &t->st, "the file", path, c->opts->overflow_uid_is_root, why, size);
 	if (r < 0)
 		return r;
 	(void)snprintf(t->name, sizeof(t->name), "%s", slash + 1);
@@ -675,7 +711,7 @@ static int target_of(int src, struct ovl_target *t, char *why, size_t size)
 		return negative_errno();
 	}
 	(void)snprintf(t->dir_path, sizeof(t->dir_path), "%s", path);
-	r = trust_dirs(dfd, path, why, size);
+	r = trust_dirs(dfd, path, c->opts->overflow_uid_is_root, why, size);
 	if (r < 0)
 		return r;
 	t->dir = TAKE_FD(dfd);
@@ -713,7 +749,7 @@ int cb_clone_overlay(const struct cb_ctx *c, int src, int *ret_fd, char *why, si
 		(void)snprintf(why, why_size, "no fsopen() (before Linux 5.2)");
 		return -ENOSYS;
 	}
-	r = target_of(src, &t, why, why_size);
+	r = target_of(c, src, &t, why, why_size);
 	if (r < 0)
 		return r;
 	dir = t.dir;

@@ -10,6 +10,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -84,45 +85,57 @@ static bool own_mount(int id)
 /* ---- recognising it ----------------------------------------------------- */
 
 /*
- * Whether root's files show here as the overflow uid, and which: in a user
- * namespace where global root is unmapped (rootless podman's, whose root
- * runs runc) every file of root's shows as /proc/sys/kernel/overflowuid
- * (65534), as do /proc/sys's own files, which belong to global root.  In
- * the initial namespace, or where root is mapped, that uid is just a user
- * ("nobody").  -1 when root's files do not show so; cached.
+ * Where global root is unmapped in our user namespace (rootless podman's,
+ * `unshare -U -r`), every owner that is unmapped here shows as
+ * /proc/sys/kernel/overflowuid (65534): root's files, and every other
+ * unmapped user's, alike.  The kernel shows it so for /proc/sys's own
+ * files too, which belong to global root: the overflow uid is what we
+ * read when overflowuid's owner shows as the value it holds.  In the
+ * initial namespace, or where root is mapped, that uid is an ordinary
+ * user ("nobody") and this is -1.  Read each time (three system calls,
+ * made only for an owner that is neither root nor us): a process that
+ * enters a user namespace (unshare, setns) must not keep the answer of
+ * the one it left.
  */
-static long root_shows_as(void)
+long cloned_binary_unmapped_uid(void)
 {
-	static long cached = -2;
-	long v = __atomic_load_n(&cached, __ATOMIC_RELAXED);
 	char buf[32] = "";
+	struct statfs sfs;
+	uint64_t value;
 	struct stat st;
+	const char *end;
+	long v = -1;
 	int fd, n;
 
-	if (v != -2)
-		return v;
-	v = -1;
+	/* Only procfs's own file counts (a file mounted over it could say
+	 * anything); unreadable, the overflow uid is just another user. */
 	fd = open("/proc/sys/kernel/overflowuid", O_RDONLY | O_CLOEXEC);
 	if (fd >= 0) {
 		n = (int)read(fd, buf, sizeof(buf) - 1);
-		if (n > 0 && fstat(fd, &st) == 0 && st.st_uid != 0 &&
-		    (long)st.st_uid == strtol(buf, NULL, 10))
+		if (n > 0 && fstat(fd, &st) == 0 && st.st_uid != 0 && fstatfs(fd, &sfs) == 0 &&
+		    (unsigned long)sfs.f_type == PROC_SUPER_MAGIC &&
+		    mt_parse_uint(buf, UINT32_MAX, &value, &end) == 0 &&
+		    (*end == '\n' || *end == '\0') && value == (uint64_t)st.st_uid)
 			v = (long)st.st_uid;
 		(void)close(fd);
 	}
-	__atomic_store_n(&cached, v, __ATOMIC_RELAXED);
 	return v;
 }
 
 /*
  * Root, or us: the owners whose files no one else can rewrite.  Where
- * root is unmapped, the overflow uid counts as root (as crun-sealed counts
- * it): from inside such a namespace a file of another unmapped user looks
- * the same, which is the one thing this rule cannot tell there.
+ * root is unmapped, root's files show as the overflow uid, and so do
+ * every other unmapped user's: such an owner counts as root only when the
+ * caller proved it (overflow_is_root, the option overflow_uid_is_root),
+ * else it is CB_OWNER_UNMAPPED, which cannot be told from here.
  */
-bool cb_owner_trusted(uid_t uid)
+enum cb_owner cb_owner_of(uid_t uid, bool overflow_is_root)
 {
-	return uid == 0 || uid == geteuid() || (long)uid == root_shows_as();
+	if (uid == 0 || uid == geteuid())
+		return CB_OWNER_TRUSTED;
+	if ((long)uid != cloned_binary_unmapped_uid())
+		return CB_OWNER_OTHER;
+	return overflow_is_root ? CB_OWNER_TRUSTED : CB_OWNER_UNMAPPED;
 }
 
 /* The mount ID of the file open at fd (fdinfo's "mnt_id:", 3.15+). */
@@ -345,7 +358,7 @@ static int unproven(int r, bool clone_failed)
 	return clone_failed && r == -EINVAL && kernel_clones_detached() == 0;
 }
 
-int cb_overlay_is_sealed(int fd, bool vouched)
+int cb_overlay_is_sealed(int fd, bool vouched, bool overflow_is_root)
 {
 	struct statfs sfs;
 	struct stat st;
@@ -360,7 +373,8 @@ int cb_overlay_is_sealed(int fd, bool vouched)
 	/* The overlay shows the real file's owner and mode: no one else may
 	 * be able to rewrite it underneath (the directories above it were
 	 * checked when the overlay was made; from here they cannot be seen). */
-	if (!vouched && (!cb_owner_trusted(st.st_uid) || (st.st_mode & 022)))
+	if (!vouched &&
+	    (cb_owner_of(st.st_uid, overflow_is_root) != CB_OWNER_TRUSTED || (st.st_mode & 022)))
 		return 0;
 	/* Not writable now, by a mount flag or by the superblock.  For a
 	 * file being executed (ensure's /proc/self/exe) this alone tells

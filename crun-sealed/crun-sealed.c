@@ -19,10 +19,16 @@
  *    component at a time with O_NOFOLLOW, each directory opened O_PATH
  *    relative to the last: a component swapped for a symlink after the
  *    resolution fails the walk instead of being followed;
- *  - every directory on the way and the file itself are owned by root, by
- *    the caller (euid), or by the overflow uid where the kernel shows
- *    global root as that uid (a user namespace where it is unmapped), and
- *    writable by neither group nor others (a directory may be if sticky);
+ *  - every directory on the way and the file itself are owned by root or
+ *    by the caller (euid), and writable by neither group nor others (a
+ *    directory may be if sticky).  Where global root is unmapped (a user
+ *    namespace such as rootless podman's), root's files show as the
+ *    overflow uid, and so do every other unmapped user's: an owner shown
+ *    so is taken for root only on the packaged path, when the path
+ *    resolves to /usr/bin/crun (which must itself be the file, not a
+ *    symlink to elsewhere), which the system's packages install in its
+ *    own directories; any other path is refused there with 126 (it can be
+ *    checked from the initial user namespace, where owners show);
  *  - the file is a regular, executable file and no script (its
  *    interpreter would run from the writable original);
  *  - the same fd that passed the checks is the one the overlay opens crun
@@ -57,7 +63,6 @@
 #define EXIT_USAGE 2
 #define EXIT_CANNOT_EXEC 126
 #define DEFAULT_CRUN "/usr/bin/crun"
-#define OVERFLOWUID_FILE "/proc/sys/kernel/overflowuid"
 
 extern char **environ;
 
@@ -68,53 +73,26 @@ static const char hint[] =
 struct source {
 	const char *path;
 	const char *from;
+	bool packaged; /* it resolves to DEFAULT_CRUN itself */
 };
 
 /*
- * The uid that counts as root besides 0: the overflow uid, but only where
- * global root shows as it, that is, where /proc/sys/kernel/overflowuid
- * (owned by global root) is shown as owned by the value it holds.  In the
- * initial user namespace the overflow uid is the ordinary nobody account,
- * and this returns -1 (none).  Read once, when first needed.
- */
-static long root_alias(void)
-{
-	static long cached = -2;
-	char buf[32] = {};
-	struct stat st;
-	ssize_t n;
-	char *end;
-	long v;
-	int fd;
-
-	if (cached != -2)
-		return cached;
-	cached = -1;
-	fd = open(OVERFLOWUID_FILE, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return cached;
-	n = read(fd, buf, sizeof(buf) - 1);
-	if (n > 0 && fstat(fd, &st) == 0) {
-		errno = 0;
-		v = strtol(buf, &end, 10);
-		if (errno == 0 && end != buf && (*end == '\n' || *end == '\0') && v > 0 &&
-		    (uid_t)v == st.st_uid)
-			cached = v;
-	}
-	(void)close(fd);
-	return cached;
-}
-
-/*
  * Who may change what runs: st (of the component shown as `shown`) must be
- * owned by root, by us or by root's alias, and writable by neither group
- * nor others (a directory may be, if sticky).  Dies with 126 otherwise.
+ * owned by root or by us, and writable by neither group nor others (a
+ * directory may be, if sticky).  An owner shown as the overflow uid, where
+ * global root is unmapped, may be root or any other unmapped user: it is
+ * taken for root on the packaged path alone.  Dies with 126 otherwise.
  */
 static void check_owner_mode(const struct source *s, const char *shown, const struct stat *st)
 {
 	mode_t perm = st->st_mode & 07777;
+	long unmapped = cloned_binary_unmapped_uid();
 
-	if (st->st_uid != 0 && st->st_uid != geteuid() && (long)st->st_uid != root_alias())
+	if (unmapped >= 0 && (long)st->st_uid == unmapped && !s->packaged)
+		cli_die(EXIT_CANNOT_EXEC,
+			"Refusing the crun path '%s' from %s: %s shows as owned by uid %u, the overflow uid: global root is unmapped in this user namespace, and every owner unmapped here shows as that uid, root and any other user alike, so it cannot be told here whether someone else could replace what runs. Here only the packaged %s is taken on trust; run crun-sealed from the initial user namespace (where owners show) to use another crun",
+			s->path, s->from, shown, (unsigned)st->st_uid, DEFAULT_CRUN);
+	if (st->st_uid != 0 && st->st_uid != geteuid() && (long)st->st_uid != unmapped)
 		cli_die(EXIT_CANNOT_EXEC,
 			"Refusing the crun path '%s' from %s: %s is owned by uid %u, neither root nor you, who could replace what runs",
 			s->path, s->from, shown, (unsigned)st->st_uid);
@@ -238,7 +216,7 @@ int main(int argc, char *argv[])
 	struct cloned_binary_options opts = {.request = CLONED_BINARY_REQUEST_OVERLAY};
 	struct mt_features features;
 	_cleanup_free_ char *real = NULL;
-	struct source s = {DEFAULT_CRUN, "the default"};
+	struct source s = {DEFAULT_CRUN, "the default", false};
 	enum cloned_binary_method method;
 	char magic[2];
 	int first, src, fd, r;
@@ -264,6 +242,9 @@ int main(int argc, char *argv[])
 			"Refusing the crun path '%s' from %s: Failed to resolve it: %m", s.path,
 			s.from);
 	}
+	/* The path the package installs, not a symlink to elsewhere: where
+	 * root is unmapped, its overflow-uid owners count as root (above). */
+	s.packaged = strcmp(real, DEFAULT_CRUN) == 0;
 	src = open_checked(&s, real);
 	if (faccessat(src, "", X_OK, AT_EACCESS | AT_EMPTY_PATH) < 0 &&
 	    (errno != EINVAL || faccessat(AT_FDCWD, real, X_OK, AT_EACCESS) < 0))
@@ -276,6 +257,8 @@ int main(int argc, char *argv[])
 			s.path, s.from, real);
 
 	opts.debug = cli_log_debug_enabled();
+	/* The loader's owner rule, as the walk above judged it. */
+	opts.overflow_uid_is_root = s.packaged;
 	opts.log = cli_log_line;
 	e = getenv("MEMFD_TOOLKIT_FEATURES");
 	if (e) {

@@ -43,6 +43,11 @@ static void usage_check(FILE *f)
 		"  -r, --runtime PATH  the runtime binary (runc, crun, ...)",
 		"  -j, --json          one JSON object instead of text",
 		"      --inside        (internal) what the test container runs",
+		"",
+		"crun shows a failing OCI hook only as \"error executing hook\":",
+		"memfd-noexec hook also logs its refusals to syslog (see them with",
+		"journalctl -t memfd-noexec), or give the container the annotation",
+		"run.oci.hooks.stderr=FILE.",
 		NULL,
 	};
 
@@ -95,6 +100,11 @@ static int check(const char *runtime, bool json)
 		cli_error(
 			"WARNING: %s IGNORES the memfd_noexec annotation: containers that ask for it run UNPROTECTED",
 			shown);
+	/* crun hides a failing hook's stderr: say where the hook's refusals
+	 * are, since the hook is how a stock crun gets the level. */
+	if (strstr(basename(runtime), "crun"))
+		cli_notice(
+			"crun shows a failing OCI hook only as \"error executing hook ... (exit code: 1)\", even with --debug: the reason for a refusal by memfd-noexec hook is in syslog (journalctl -t memfd-noexec), or in FILE with the container annotation run.oci.hooks.stderr=FILE");
 	runtime_check_outcome_done(&o);
 	return status;
 }

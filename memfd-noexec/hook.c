@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "escape.h"
@@ -24,7 +25,7 @@
 static void usage_hook(FILE *f)
 {
 	fprintf(f,
-		"Usage: %s hook\n\nAn OCI hook for the prestart or createRuntime stage.  Reads the\nOCI state from stdin and <bundle>/config.json.  If either asks\nfor a level (annotations[\"memfd_noexec\"], in the state or the\nconfig, or linux.sysctl[\"vm.memfd_noexec\"]; \"0\", \"1\" or \"2\";\nthey must agree), it sets vm.memfd_noexec in the PID namespace\nof the state's pid when that namespace was created for the\ncontainer, and only checks it when the container joined it.\nExits 0 when there is no request; otherwise fails (non-zero,\nmessage on stderr) unless the level is in place: container\ncreation fails closed.\n",
+		"Usage: %s hook\n\nAn OCI hook for the prestart or createRuntime stage.  Reads the\nOCI state from stdin and <bundle>/config.json.  If either asks\nfor a level (annotations[\"memfd_noexec\"], in the state or the\nconfig, or linux.sysctl[\"vm.memfd_noexec\"]; \"0\", \"1\" or \"2\";\nthey must agree), it sets vm.memfd_noexec in the PID namespace\nof the state's pid when that namespace was created for the\ncontainer, and only checks it when the container joined it.\nExits 0 when there is no request; otherwise fails (non-zero,\nmessage on stderr, and to syslog: under crun, which hides a\nhook's stderr, see journalctl -t memfd-noexec) unless the level\nis in place: container creation fails closed.\n",
 		PROGRAM_NAME);
 }
 
@@ -117,6 +118,28 @@ static int hook_request(const struct policy_state *st, struct nsexec_request *re
 	return 0;
 }
 
+/*
+ * A refusal goes to stderr and to syslog: crun (podman's default runtime
+ * on Debian 13) shows a failing hook only as "error executing hook ...
+ * (exit code: 1)", and its stderr only with the annotation
+ * run.oci.hooks.stderr=FILE; syslog (journalctl -t memfd-noexec) names
+ * the container and the reason wherever the hook runs.  The container's id
+ * comes from the runtime's caller: escaped.
+ */
+static int hook_refuse(const struct policy_state *st, const struct mt_error *e)
+{
+	_cleanup_free_ char *id = st->id ? mt_escape_dup(st->id) : NULL;
+
+	cli_error("%s", mt_error_message(e));
+	if (st->pid > 0)
+		cli_syslog(LOG_ERR, "hook refused container %s (pid %d): %s", id ? id : "(no id)",
+			   (int)st->pid, mt_error_message(e));
+	else
+		cli_syslog(LOG_ERR, "hook refused container %s: %s", id ? id : "(no id)",
+			   mt_error_message(e));
+	return 1;
+}
+
 int verb_hook(int argc, char *argv[])
 {
 	_cleanup_(policy_state_done) struct policy_state st = {};
@@ -125,18 +148,14 @@ int verb_hook(int argc, char *argv[])
 	struct nsexec_result res;
 
 	hook_options(argc, argv);
-	if (hook_read_state(&st, &e) < 0 || hook_request(&st, &req, &e) < 0) {
-		cli_error("%s", mt_error_message(e));
-		return 1;
-	}
+	if (hook_read_state(&st, &e) < 0 || hook_request(&st, &req, &e) < 0)
+		return hook_refuse(&st, e);
 	if (req.level == POLICY_LEVEL_NONE) {
 		cli_debug("no request");
 		return 0;
 	}
-	if (nsexec_apply_memfd_noexec(st.pid, &req, &res, &e) < 0) {
-		cli_error("%s", mt_error_message(e));
-		return 1;
-	}
+	if (nsexec_apply_memfd_noexec(st.pid, &req, &res, &e) < 0)
+		return hook_refuse(&st, e);
 	report_result(&res);
 	return 0;
 }

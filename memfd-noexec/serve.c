@@ -45,8 +45,10 @@ void verb_serve_usage(FILE *f)
 	fputs("user namespace was created by the client's uid.  Requests count\n", f);
 	fputs("against the user who owns the client's user namespaces, so that\n", f);
 	fputs("a user's subordinate uids share one turn and one quota; beyond\n", f);
-	fputs("it the service answers \"busy\" at once.  Must run as global\n", f);
-	fputs("root.  Logs one line per request to stderr.\n", f);
+	fputs("it the service answers \"busy\" at once; a user with nothing\n", f);
+	fputs("waiting still gets a place in a full table.  Must run as global\n", f);
+	fputs("root.  Logs one line per request to stderr, at most 200 per\n", f);
+	fputs("10 s, then one summary line for the rest.\n", f);
 	fputs("\n", f);
 	fprintf(f, "  --socket PATH        bind PATH, mode 0666 (default %s),\n",
 		NSEXEC_SERVICE_SOCKET);

@@ -24,7 +24,11 @@
  *    the namespace and its level, when it does not.
  *  - A container that keeps CAP_SYS_ADMIN without a user namespace could
  *    remount /proc/sys and lower its value again: such a request is
- *    refused unless the parent namespace already enforces the level.
+ *    refused unless the parent namespace already enforces the level.  The
+ *    same holds for a later exec that adds CAP_SYS_ADMIN (the runtime
+ *    checks it).  A process that joins the PID namespace without a
+ *    request (a sidecar) is not checked at join time; memfd-noexec audit
+ *    flags it.
  *  - The host's value, and the caller's own, are never written: the
  *    writer re-checks where it is right before it writes.
  *

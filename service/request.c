@@ -126,11 +126,76 @@ int send_reply(int fd, int r, const struct outcome *o, const struct mt_error *e)
 	return 0;
 }
 
-void log_request(const struct server *s, const struct conn *c, int r, const struct outcome *o,
-		 const struct mt_error *e)
+static int log_interval(const struct server *s)
 {
+	return s->cfg->log_interval_ms > 0 ? s->cfg->log_interval_ms : SERVICE_LOG_INTERVAL_MS;
+}
+
+static unsigned log_burst(const struct server *s)
+{
+	return s->cfg->log_burst > 0 ? s->cfg->log_burst : SERVICE_LOG_BURST;
+}
+
+long long log_limit_flush(struct server *s, long long now, bool force)
+{
+	struct log_limit *l = &s->limit;
+	unsigned long long named = 0;
+	size_t top = 0;
+
+	if (l->window_end == 0 || (!force && now < l->window_end))
+		return l->suppressed ? l->window_end : 0;
+	if (l->suppressed) {
+		for (size_t i = 0; i < l->n_users; i++) {
+			named += l->users[i].n;
+			if (l->users[i].n > l->users[top].n)
+				top = i;
+		}
+		service_log(
+			s, SERVICE_LOG_INFO,
+			"%llu more requests in the last %d ms not logged one by one (at most %u are), %llu of them refused busy; the most, %llu, of user %u%s",
+			l->suppressed, log_interval(s), log_burst(s), l->busy, l->users[top].n,
+			(unsigned)l->users[top].user,
+			named < l->suppressed ? "; more users than counted" : "");
+	}
+	*l = (struct log_limit){};
+	return 0;
+}
+
+/* Whether this line may be logged one by one; else it is counted. */
+static bool log_limit_admit(struct server *s, uid_t user, bool busy)
+{
+	struct log_limit *l = &s->limit;
+	long long now = service_now_ms();
+	size_t i;
+
+	(void)log_limit_flush(s, now, false);
+	if (l->window_end == 0)
+		l->window_end = now + log_interval(s);
+	if (l->logged < log_burst(s)) {
+		l->logged++;
+		return true;
+	}
+	l->suppressed++;
+	l->busy += busy;
+	for (i = 0; i < l->n_users && l->users[i].user != user; i++)
+		;
+	if (i == l->n_users && l->n_users < LOG_LIMIT_USERS)
+		l->users[l->n_users++].user = user;
+	if (i < l->n_users)
+		l->users[i].n++;
+	return false;
+}
+
+void log_request(struct server *s, const struct conn *c, int r, const struct outcome *o,
+		 const struct mt_error *e, int sent)
+{
+	char unsent[80] = "";
+
 	char level[16] = "?", ino[24] = "?", user[32] = "", why[NSEXEC_SERVICE_MESSAGE_MAX];
 
+	/* A raise that wrote is always told: it changed a namespace. */
+	if (!(r >= 0 && o->written) && !log_limit_admit(s, c->user, r == -EBUSY))
+		return;
 	if (o->level >= 0)
 		(void)snprintf(level, sizeof(level), "%d", o->level);
 	if (o->ino)
@@ -146,10 +211,13 @@ void log_request(const struct server *s, const struct conn *c, int r, const stru
 			       o->owner);
 	else
 		(void)snprintf(why, sizeof(why), "%s", mt_error_message(e));
-	service_log(s, SERVICE_LOG_INFO, "uid %u%s pid %d: raise %s pid:[%s]: %s: %s",
+	if (sent < 0)
+		(void)snprintf(unsent, sizeof(unsent), "; Failed to send the answer: %s",
+			       strerror(-sent));
+	service_log(s, SERVICE_LOG_INFO, "uid %u%s pid %d: raise %s pid:[%s]: %s: %s%s",
 		    (unsigned)c->uid, user, (int)c->pid, level, ino,
 		    r < 0	 ? "refused"
 		    : o->written ? "ok"
 				 : "kept",
-		    why);
+		    why, unsent);
 }

@@ -10,9 +10,12 @@
  * turn, because raising costs two forks (about 12 ms).  Turns go round the
  * users that have one waiting, one request each, so another user's request
  * waits for at most one request of each such user, however many one user
- * sends, from however many of its subordinate uids.  The service keeps
- * accepting while the table is full, and answers those clients at once
- * that it is busy, so that none waits in the kernel's listen backlog.
+ * sends, from however many of its subordinate uids.  When the table is
+ * full, a user with fewer places takes one from the user with the most
+ * (evict_for()), so that a flood of a few users cannot lock out another.
+ * The service keeps accepting while the table is full, and answers those
+ * clients at once that it is busy, so that none waits in the kernel's
+ * listen backlog.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -30,7 +33,9 @@
 #include "kernel-features.h"
 #include "service-internal.h"
 
-#define SERVICE_MAX_ACCEPT 1024 /* per round, so that timeouts and turns still run */
+/* Per round, so that timeouts and turns still run: accepts, and their ms */
+#define SERVICE_MAX_ACCEPT 1024
+#define SERVICE_ACCEPT_MS 50
 #define LOG_LINE_MAX 2048
 
 static volatile sig_atomic_t stop_signal;
@@ -58,7 +63,7 @@ static int request_timeout(const struct server *s)
 	return s->cfg->request_timeout_ms > 0 ? s->cfg->request_timeout_ms : SERVICE_TIMEOUT_MS;
 }
 
-static long long now_ms(void)
+long long service_now_ms(void)
 {
 	struct timespec ts;
 
@@ -89,15 +94,12 @@ static void conn_drain(int fd)
 }
 
 /* Sends the reply, logs it, closes c and frees its slot. */
-static void conn_answer(const struct server *s, struct conn *c, int r, const struct outcome *o,
+static void conn_answer(struct server *s, struct conn *c, int r, const struct outcome *o,
 			const struct mt_error *e)
 {
 	int sent = send_reply(c->fd, r, o, e);
 
-	log_request(s, c, r, o, e);
-	if (sent < 0)
-		service_log(s, SERVICE_LOG_INFO, "Failed to send the answer to uid %u pid %d: %s",
-			    (unsigned)c->uid, (int)c->pid, strerror(-sent));
+	log_request(s, c, r, o, e, sent);
 	conn_drain(c->fd);
 	c->fd = safe_close(c->fd);
 	c->pidfd = safe_close(c->pidfd);
@@ -107,8 +109,8 @@ static void conn_answer(const struct server *s, struct conn *c, int r, const str
 
 /* Answers the error r (-errno) with the formatted message on c, logs it
  * and closes c. */
-_printf_(4, 5) static void conn_refuse(const struct server *s, struct conn *c, int r,
-				       const char *fmt, ...)
+_printf_(4, 5) static void conn_refuse(struct server *s, struct conn *c, int r, const char *fmt,
+				       ...)
 {
 	_cleanup_error_ struct mt_error *e = NULL;
 	struct outcome o = OUTCOME_NONE;
@@ -163,7 +165,7 @@ static int judge_form(const struct server *s, const struct conn *c, const struct
 /* Reads c's request, without waiting: -EAGAIN if none has arrived yet.
  * A well-formed one from an allowed client comes back in *ret (return
  * 1), to wait its turn; anything else is answered, and c closed (0). */
-static int conn_receive(const struct server *s, struct conn *c, struct request **ret)
+static int conn_receive(struct server *s, struct conn *c, struct request **ret)
 {
 	struct outcome o = OUTCOME_NONE;
 	_cleanup_error_ struct mt_error *e = NULL;
@@ -192,45 +194,113 @@ static int conn_receive(const struct server *s, struct conn *c, struct request *
 	return 0;
 }
 
-/* A connection whose request has not arrived yet: into the table, unless
- * it is full or its user already has SERVICE_MAX_SILENT_PER_USER there. */
-static void hold_silent(struct server *s, struct conn *c)
+static int cmp_uid(const void *a, const void *b)
+{
+	uid_t x = *(const uid_t *)a, y = *(const uid_t *)b;
+
+	return x < y ? -1 : x > y;
+}
+
+/*
+ * A place for a connection of user when the table is full: the newest
+ * connection of the user who holds the most places, if that user holds at
+ * least two more than user does.  It is answered that the service is busy
+ * and its slot comes back; NULL when no user holds so many more.  So a
+ * user with nothing in the table always gets a place while any user holds
+ * two, whatever the flood: the table is full against a newcomer only when
+ * SERVICE_MAX_HELD users hold one place each.  A user's subordinate uids
+ * are one user here too (c->user), so many uids buy no more places.  At
+ * "two more" rather than "more" two flooding users do not take places
+ * from each other back and forth.
+ */
+static struct conn *evict_for(struct server *s, uid_t user)
+{
+	static uid_t users[SERVICE_MAX_HELD];
+	size_t n = 0, mine = 0, most = 0;
+	uid_t top = 0;
+	struct conn *victim = NULL;
+
+	for (size_t i = 0; i < SERVICE_MAX_HELD; i++)
+		if (s->held[i].fd >= 0)
+			users[n++] = s->held[i].user;
+	qsort(users, n, sizeof(users[0]), cmp_uid);
+	for (size_t i = 0, run; i < n; i += run) {
+		for (run = 1; i + run < n && users[i + run] == users[i]; run++)
+			;
+		if (users[i] == user)
+			mine = run;
+		if (run > most) {
+			most = run;
+			top = users[i];
+		}
+	}
+	if (most < mine + 2)
+		return NULL;
+	for (size_t i = 0; i < SERVICE_MAX_HELD; i++) {
+		struct conn *c = &s->held[i];
+
+		if (c->fd >= 0 && c->user == top && (!victim || c->accepted > victim->accepted))
+			victim = c;
+	}
+	conn_refuse(
+		s, victim, -EBUSY,
+		"the service is busy: all %d places for requests are taken, and this one went to a user with fewer; try again in a moment",
+		SERVICE_MAX_HELD);
+	return victim;
+}
+
+/* A free place for c (not in the table yet), or one taken from the user
+ * who holds the most; NULL: c has been answered that the service is busy. */
+static struct conn *place_for(struct server *s, struct conn *c)
 {
 	struct conn *slot = free_slot(s);
 
 	if (!slot)
-		conn_refuse(
-			s, c, -EBUSY,
-			"the service is busy: all %d places for requests are taken; try again in a moment",
-			SERVICE_MAX_HELD);
-	else if (held_count(s, &c->user, false) >= SERVICE_MAX_SILENT_PER_USER)
-		conn_refuse(
-			s, c, -EBUSY,
-			"the service is busy for user %u: it has %d connections without a request; send the request right after connecting",
-			(unsigned)c->user, SERVICE_MAX_SILENT_PER_USER);
-	else
-		*slot = *c;
-}
-
-/* A well-formed request q on c (in the table or not yet): into the table
- * to wait its turn, unless it is full or c's user already has
- * SERVICE_MAX_QUEUED_PER_USER waiting. */
-static void hold_queued(struct server *s, struct conn *c, struct request *q)
-{
-	struct conn *slot = in_table(s, c) ? c : free_slot(s);
-
-	c->queued = q;
+		slot = evict_for(s, c->user);
 	if (!slot)
 		conn_refuse(
 			s, c, -EBUSY,
 			"the service is busy: all %d places for requests are taken; try again in a moment",
 			SERVICE_MAX_HELD);
-	else if (held_count(s, &c->user, true) >= SERVICE_MAX_QUEUED_PER_USER)
+	return slot;
+}
+
+/* A connection whose request has not arrived yet: into the table, unless
+ * its user already has SERVICE_MAX_SILENT_PER_USER there, or no place is
+ * to be had (place_for()). */
+static void hold_silent(struct server *s, struct conn *c)
+{
+	struct conn *slot;
+
+	if (held_count(s, &c->user, false) >= SERVICE_MAX_SILENT_PER_USER) {
+		conn_refuse(
+			s, c, -EBUSY,
+			"the service is busy for user %u: it has %d connections without a request; send the request right after connecting",
+			(unsigned)c->user, SERVICE_MAX_SILENT_PER_USER);
+		return;
+	}
+	slot = place_for(s, c);
+	if (slot)
+		*slot = *c;
+}
+
+/* A well-formed request q on c (in the table or not yet): into the table
+ * to wait its turn, unless c's user already has
+ * SERVICE_MAX_QUEUED_PER_USER waiting, or no place is to be had. */
+static void hold_queued(struct server *s, struct conn *c, struct request *q)
+{
+	struct conn *slot;
+
+	c->queued = q;
+	if (held_count(s, &c->user, true) >= SERVICE_MAX_QUEUED_PER_USER) {
 		conn_refuse(
 			s, c, -EBUSY,
 			"the service is busy for user %u: %d requests of that user wait for their turn already; try again when they are answered",
 			(unsigned)c->user, SERVICE_MAX_QUEUED_PER_USER);
-	else {
+		return;
+	}
+	slot = in_table(s, c) ? c : place_for(s, c);
+	if (slot) {
 		*slot = *c;
 		slot->seq = s->next_seq++;
 	}
@@ -254,7 +324,7 @@ static void conn_arrived(struct server *s, struct conn *c)
 	}
 	r = conn_receive(s, c, &q);
 	if (r == -EAGAIN && c->deadline == 0) {
-		c->deadline = now_ms() + request_timeout(s);
+		c->deadline = service_now_ms() + request_timeout(s);
 		hold_silent(s, c);
 	} else if (r > 0) {
 		hold_queued(s, c, q);
@@ -263,6 +333,8 @@ static void conn_arrived(struct server *s, struct conn *c)
 
 static void accept_some(struct server *s)
 {
+	long long until = service_now_ms() + SERVICE_ACCEPT_MS;
+
 	for (int k = 0; k < SERVICE_MAX_ACCEPT; k++) {
 		struct conn c = {.fd = -EBADF, .pidfd = -EBADF};
 		struct ucred uc;
@@ -278,7 +350,7 @@ static void accept_some(struct server *s)
 			service_log(s, SERVICE_LOG_INFO,
 				    "Failed to accept a connection: %s; pausing 100 ms",
 				    strerror(errno));
-			s->accept_paused_until = now_ms() + 100;
+			s->accept_paused_until = service_now_ms() + 100;
 			return;
 		}
 		if (getsockopt(c.fd, SOL_SOCKET, SO_PEERCRED, &uc, &len) < 0) {
@@ -291,36 +363,68 @@ static void accept_some(struct server *s)
 		c.gid = uc.gid;
 		c.pid = uc.pid;
 		c.user = uc.uid;
+		c.accepted = s->next_accepted++;
 		conn_arrived(s, &c);
+		if (k % 32 == 31 && service_now_ms() >= until)
+			return;
 	}
 }
 
 /* ---- the turns ---------------------------------------------------------- */
 
+/* The turn in which user was served last; 0: never (or too long ago). */
+static unsigned long long served_last(const struct server *s, uid_t user)
+{
+	for (size_t i = 0; i < s->n_served; i++)
+		if (s->served[i].user == user)
+			return s->served[i].turn;
+	return 0;
+}
+
+static void note_served(struct server *s, uid_t user)
+{
+	size_t i, oldest = 0;
+
+	for (i = 0; i < s->n_served && s->served[i].user != user; i++)
+		if (s->served[i].turn < s->served[oldest].turn)
+			oldest = i;
+	if (i == s->n_served && s->n_served < SERVICE_MAX_HELD)
+		s->n_served++;
+	else if (i == s->n_served)
+		i = oldest;
+	s->served[i].user = user;
+	s->served[i].turn = ++s->turns;
+}
+
 /*
- * Whose turn it is: the waiting request of the next user after the one
- * served last (in uid order, wrapping round), its oldest.  So each user
- * with a request waiting gets one turn per round, however many it sent.
+ * Whose turn it is: the oldest waiting request of the user served longest
+ * ago (never: first).  So each user with a request waiting gets one turn
+ * per round, however many it sent, and a user who comes new to a flood
+ * is served next.
  */
 static struct conn *next_turn(struct server *s)
 {
-	struct conn *after = NULL, *first = NULL;
+	unsigned long long best_turn = 0;
+	struct conn *best = NULL;
 
 	for (size_t i = 0; i < SERVICE_MAX_HELD; i++) {
 		struct conn *c = &s->held[i];
+		unsigned long long t;
 
 		if (c->fd < 0 || !c->queued)
 			continue;
-		if (!first || c->user < first->user ||
-		    (c->user == first->user && c->seq < first->seq))
-			first = c;
-		if (s->any_turn && c->user <= s->last_turn)
+		if (best && c->user == best->user) {
+			if (c->seq < best->seq)
+				best = c;
 			continue;
-		if (!after || c->user < after->user ||
-		    (c->user == after->user && c->seq < after->seq))
-			after = c;
+		}
+		t = served_last(s, c->user);
+		if (!best || t < best_turn || (t == best_turn && c->seq < best->seq)) {
+			best = c;
+			best_turn = t;
+		}
 	}
-	return after ? after : first;
+	return best;
 }
 
 /* Raises for one waiting request, whose turn it is; false if none waits. */
@@ -333,8 +437,7 @@ static bool serve_turn(struct server *s)
 
 	if (!c)
 		return false;
-	s->last_turn = c->user;
-	s->any_turn = true;
+	note_served(s, c->user);
 	o.level = nsexec_service_parse_request(c->queued->msg, c->queued->len);
 	r = raise_target(s, c, c->queued->fds[0], &o, &e);
 	conn_answer(s, c, r, &o, e);
@@ -350,7 +453,7 @@ static bool serve_turn(struct server *s)
 static size_t build_pollset(struct server *s, struct pollfd *pfd, struct conn **map,
 			    long long *timeout_ms)
 {
-	long long now = now_ms(), wake = now + 60 * 1000;
+	long long now = service_now_ms(), wake = now + 60 * 1000, told;
 	bool paused = s->accept_paused_until > now, queued = false;
 	size_t n = 1;
 
@@ -375,8 +478,12 @@ static size_t build_pollset(struct server *s, struct pollfd *pfd, struct conn **
 		map[n - 1] = c;
 		pfd[n++] = (struct pollfd){.fd = c->fd, .events = POLLIN};
 	}
+	/* The log's summary, when its window ends. */
+	told = log_limit_flush(s, now, false);
+	if (told && told < wake)
+		wake = told;
 	pfd[0] = (struct pollfd){.fd = paused ? -1 : s->sock.fd, .events = POLLIN};
-	*timeout_ms = queued ? 0 : wake - now;
+	*timeout_ms = queued ? 0 : wake > now ? wake - now : 0;
 	return n;
 }
 
@@ -402,8 +509,10 @@ static int serve_loop(struct server *s, const sigset_t *unblocked)
 				continue;
 			return negative_errno();
 		}
+		/* (a slot's connection may have changed meanwhile: answered
+		 * busy to make room, and given to a new one) */
 		for (size_t i = 1; i < n; i++)
-			if (pfd[i].revents)
+			if (pfd[i].revents && map[i - 1]->fd == pfd[i].fd)
 				conn_arrived(s, map[i - 1]);
 		if (pfd[0].revents)
 			accept_some(s);
@@ -525,6 +634,7 @@ int service_run(const struct service_config *cfg, struct mt_error **err)
 		if (s.held[i].fd >= 0)
 			conn_refuse(&s, &s.held[i], -ESHUTDOWN,
 				    "the service is stopping; try again");
+	(void)log_limit_flush(&s, service_now_ms(), true);
 	close_socket(&s, &s.sock);
 	if (r < 0)
 		return r;

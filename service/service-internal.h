@@ -43,10 +43,11 @@ struct conn {
 	uid_t uid; /* SO_PEERCRED's */
 	gid_t gid;
 	pid_t pid;
-	uid_t user;		/* whom it counts against: service_user_of_client() */
-	long long deadline;	/* ms of CLOCK_MONOTONIC, while silent */
-	struct request *queued; /* well-formed, waiting its turn; NULL: silent */
-	unsigned long long seq; /* arrival order, for the turns */
+	uid_t user;		     /* whom it counts against: service_user_of_client() */
+	long long deadline;	     /* ms of CLOCK_MONOTONIC, while silent */
+	struct request *queued;	     /* well-formed, waiting its turn; NULL: silent */
+	unsigned long long seq;	     /* arrival order, for the turns */
+	unsigned long long accepted; /* accept order: the newest gives way first */
 };
 
 /* What the reply and the log line say. */
@@ -58,6 +59,22 @@ struct outcome {
 	long long owner; /* refused by rule 3: the target's owner uid, for the log; -1 */
 };
 
+/* The log's limit (request.c): per window of log_interval_ms, log_burst
+ * per-request lines one by one; the rest are counted, and told in one
+ * summary line when the window ends.  A raise that wrote is always
+ * logged, and not counted. */
+#define LOG_LIMIT_USERS 16 /* users counted by name in a window; the rest: "others" */
+struct log_limit {
+	long long window_end; /* ms of CLOCK_MONOTONIC; 0: no window open */
+	unsigned logged;      /* lines of this window logged one by one */
+	unsigned long long suppressed, busy;
+	struct {
+		uid_t user;
+		unsigned long long n;
+	} users[LOG_LIMIT_USERS];
+	size_t n_users;
+};
+
 struct server {
 	const struct service_config *cfg;
 	struct service_socket sock;
@@ -65,8 +82,16 @@ struct server {
 	struct conn held[SERVICE_MAX_HELD];
 	long long accept_paused_until;
 	unsigned long long next_seq;
-	uid_t last_turn; /* the user served last */
-	bool any_turn;	 /* whether one was */
+	unsigned long long next_accepted;
+	/* When each user was served last (a count of turns); at most
+	 * SERVICE_MAX_HELD users, the one served longest ago giving way. */
+	struct {
+		uid_t user;
+		unsigned long long turn;
+	} served[SERVICE_MAX_HELD];
+	size_t n_served;
+	unsigned long long turns;
+	struct log_limit limit;
 };
 
 #define OUTCOME_NONE ((struct outcome){.level = -1, .before = -1, .after = -1, .owner = -1})
@@ -92,8 +117,14 @@ void request_free(struct request *q);
 int check_request(const struct request *q, struct outcome *o, struct mt_error **e);
 /* 0, or -errno of send() (the client has gone: EPIPE, ECONNRESET). */
 int send_reply(int fd, int r, const struct outcome *o, const struct mt_error *e);
-void log_request(const struct server *s, const struct conn *c, int r, const struct outcome *o,
-		 const struct mt_error *e);
+/* sent: send_reply()'s result, told when it failed. */
+void log_request(struct server *s, const struct conn *c, int r, const struct outcome *o,
+		 const struct mt_error *e, int sent);
+/* The summary line of a window that has ended (or of any, with force),
+ * if lines were left out; then the window closes.  Returns when the open
+ * window ends (ms), or 0 when nothing waits to be told. */
+long long log_limit_flush(struct server *s, long long now, bool force);
+long long service_now_ms(void);
 
 /* socket.c */
 int open_socket(const struct service_config *cfg, struct service_socket *sock, struct mt_error **e);

@@ -80,17 +80,11 @@ unshare --mount --propagation private -- bash -c \
 	>"$LOGDIR/roots-background.log" 2>&1 &
 roots_pid=$!
 
-note "format (clang-format, kernel style)"
-mapfile -t csrc < <(git ls-files '*.c' '*.h')
-one_check clang-format clang-format --dry-run -Werror "${csrc[@]}"
-# No user-visible string continued on a later line, so every message greps.
-one_check one-line-strings python3 tests/one-line-strings.py "${csrc[@]}"
-# The README's counts (patches per runc series, ctest builds, verbs) are the tree's.
-one_check readme-counts python3 tests/readme-counts.py
-# The Go files build.sh copies into runc (gofmt prints the unformatted).
-one_check gofmt sh -c 'test -z "$(gofmt -l contrib/runc/go contrib/runc/1.1/go contrib/runc/1.3/go)"'
-# Every tracked shell file (bats and .bash as bash): no error, no warning.
-one_check shellcheck tests/shellcheck.sh
+note "lint (tools/lint.sh: style, strings, README counts, gofmt, shellcheck)"
+# One check a line, as a contributor runs it alone: tools/lint.sh CHECK.
+for check in $(tools/lint.sh --list); do
+	one_check "$check" tools/lint.sh "$check"
+done
 
 note "build"
 one_check build sh -c "cmake -S . -B build -DENABLE_WERROR=ON >/dev/null && cmake --build build -j2"

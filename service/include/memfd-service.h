@@ -24,9 +24,15 @@
  * share one quota.  Turns go round the users with a request waiting, one
  * request each; a user may have SERVICE_MAX_QUEUED_PER_USER requests
  * waiting and SERVICE_MAX_SILENT_PER_USER connections without a request.
- * Beyond that, and while the table of SERVICE_MAX_HELD connections is
- * full, the service still accepts, and answers at once "error 16 (EBUSY)
+ * When the table of SERVICE_MAX_HELD connections is full, a newcomer takes
+ * the place of the newest connection of the user who holds the most, if
+ * that user holds at least two more places than the newcomer's user: so a
+ * user with nothing in the service always gets a place, and a turn within
+ * one round, unless SERVICE_MAX_HELD users hold one place each.  Beyond
+ * that the service still accepts, and answers at once "error 16 (EBUSY)
  * ... busy", so that nobody waits in the listen backlog behind a flood.
+ * The log tells at most log_burst such answers one by one per window, and
+ * counts the rest in one summary line.
  *
  * Library code: returns -errno with an mt_error; reports through the log
  * callback of its configuration, never to a terminal, and never exits.
@@ -44,10 +50,12 @@
 #define SERVICE_MAX_HELD 512	/* connections held at once */
 #define SERVICE_MAX_SILENT_PER_USER 64
 #define SERVICE_MAX_QUEUED_PER_USER 64
-#define SERVICE_MAX_ALLOW 64 /* allow-list entries of each kind */
+#define SERVICE_MAX_ALLOW 64	      /* allow-list entries of each kind */
+#define SERVICE_LOG_INTERVAL_MS 10000 /* the log's window, by default */
+#define SERVICE_LOG_BURST 200	      /* request lines per window, by default */
 
 enum service_log_kind {
-	SERVICE_LOG_INFO,  /* one line per request, start and stop */
+	SERVICE_LOG_INFO,  /* a line per request (limited), start and stop */
 	SERVICE_LOG_DEBUG, /* a fallback's stable marker, for tests */
 };
 
@@ -69,6 +77,12 @@ struct service_config {
 	/* How long a connection may stay without a request, in ms (tests
 	 * lengthen it to hold a full table); 0: SERVICE_TIMEOUT_MS. */
 	int request_timeout_ms;
+	/* The log's limit: per window of log_interval_ms, at most log_burst
+	 * lines about requests (a raise that wrote is always logged); the
+	 * rest are counted and told in one line when the window ends.  0:
+	 * SERVICE_LOG_INTERVAL_MS and SERVICE_LOG_BURST. */
+	int log_interval_ms;
+	unsigned log_burst;
 	service_log_fn log; /* NULL: silent */
 	void *log_userdata;
 };
@@ -79,10 +93,11 @@ void service_config_init(struct service_config *cfg);
 
 /*
  * Runs the service until SIGTERM or SIGINT: listens (see socket_path),
- * answers each request (logging one line each), and at the end answers
- * the connections still held with "the service is stopping", removes the
- * socket it bound (if it is still the one it bound) and returns the
- * signal's number.  The caller must be global root (memfd-noexec's
+ * answers each request (logging one line each, within the log's limit),
+ * and at the end answers the connections still held with "the service is
+ * stopping", tells what the log's limit left out, removes the socket it
+ * bound (if it is still the one it bound) and returns the signal's
+ * number.  The caller must be global root (memfd-noexec's
  * can-set-level probe says so); the service does not check it again, and
  * a raise without the privilege fails for each request.
  *

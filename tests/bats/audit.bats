@@ -526,3 +526,51 @@ audit_container() {
 	assert_failure 1
 	assert_output --partial "process $$ is in the initial PID namespace"
 }
+
+# ---- who could lower a level -------------------------------------------------
+
+@test "audit: flags a process with CAP_SYS_ADMIN and no user namespace of its own in a namespace raised above its parent" {
+	# Inside at_level 0 (A): namespace B raised to 2, with three sleeps:
+	# root with every capability (flagged), root without CAP_SYS_ADMIN,
+	# and root of a user namespace of its own (neither flagged); and
+	# namespace C inside B, at 2 like its parent (nothing to lower to).
+	# shellcheck disable=SC2016 # expanded by the inner shells
+	at_level --proc 0 sh -ec '
+		unshare --pid --fork --kill-child sh -ec "
+			echo 2 >/proc/sys/vm/memfd_noexec
+			sleep 1000 & echo \$! >$T/all
+			setpriv --bounding-set=-sys_admin -- sleep 1000 & echo \$! >$T/noadmin
+			unshare --user --map-root-user -- sleep 1000 & echo \$! >$T/userns
+			unshare --pid --fork --kill-child -- sleep 1000 &
+			wait" &
+		for _ in $(seq 100); do
+			[ -s "$T/userns" ] && [ "$(pgrep -c -x sleep)" -ge 4 ] && break
+			sleep 0.05
+		done
+		"$MN" audit --json >"$T/audit.json" || echo "audit --json: $?" >"$T/rc"
+		"$MN" audit >"$T/audit.txt" || echo "audit: $?" >>"$T/rc"
+		kill -KILL $!' 3>&-
+	[ ! -e "$T/rc" ] || fail "$(cat "$T/rc")"
+	local all noadmin userns
+	all=$(cat "$T/all") noadmin=$(cat "$T/noadmin") userns=$(cat "$T/userns")
+	# In B, the flagged ones by their PID inside: B's init (sh), the
+	# plain sleep and the unshare that made C; not the other two.
+	run jq -r '.namespaces[] | select(.level == 2 and .parent_level == 0) | .processes[] | select(.can_lower) | [.ns_pid, .comm] | @tsv' "$T/audit.json"
+	assert_line "$(printf '1\tsh')"
+	assert_line "$(printf '%s\tsleep' "$all")"
+	assert_line --regexp $'^[0-9]+\tunshare$'
+	[ "${#lines[@]}" -eq 3 ]
+	[ "$(jq -r '.summary.can_lower' "$T/audit.json")" = 3 ]
+	run jq -r ".namespaces[] | select(.level == 2 and .parent_level == 0) | .processes[] | select(.ns_pid == $noadmin) | [.sys_admin, .can_lower] | @tsv" "$T/audit.json"
+	assert_output "$(printf 'false\tfalse')"
+	run jq -r ".namespaces[] | select(.level == 2 and .parent_level == 0) | .processes[] | select(.ns_pid == $userns) | [.sys_admin, .initial_user_namespace, .can_lower] | @tsv" "$T/audit.json"
+	assert_output "$(printf 'true\tfalse\tfalse')"
+	# B: 2 above its parent's 0; C: 2, its parent's 2, so its sleep
+	# (with every capability) could lower nothing.
+	run jq -r '.namespaces[] | select(.own | not) | [.level, .parent_level, .can_lower] | @tsv' "$T/audit.json"
+	assert_line "$(printf '2\t0\t3')"
+	assert_line "$(printf '2\t2\t0')"
+	run cat "$T/audit.txt"
+	assert_line --regexp '^    CAN LOWER THE LEVEL: it holds CAP_SYS_ADMIN in the initial user namespace \(the container has no user namespace of its own\), so it may write vm.memfd_noexec down from 2 to 0; drop CAP_SYS_ADMIN from it, or give the container a user namespace$'
+	assert_output --regexp '; 3 processes could lower the level of their PID namespace$'
+}

@@ -19,6 +19,7 @@ bats_require_minimum_version 1.5.0
 load helpers
 load podman
 load crun
+load syslog
 
 WRAPPER_SRC="$BUILD_DIR/crun-sealed/crun-sealed"
 U_WRAPPER="${STAGED_USER_BIN:+$STAGED_USER_BIN/crun-sealed}"
@@ -340,11 +341,16 @@ assert_refused() {
 }
 
 # In the initial user namespace the overflow uid (65534) is the ordinary
-# nobody account, who must not be able to replace what runs as root; only
-# in a user namespace where global root is unmapped (rootless podman's
-# crun sees /usr/bin/crun owned by it) does that uid stand for root.
-@test "crun-sealed: a crun owned by the overflow uid is refused in the initial user namespace, a root one is accepted where root shows as it" {
-	local d="$T/bins" nobody
+# nobody account, who must not be able to replace what runs as root.  In a
+# user namespace where global root is unmapped (rootless podman's, or
+# `unshare -U -r`), root's files show as that uid, and so do every other
+# unmapped user's: there only the packaged /usr/bin/crun is taken for
+# root's, and any other path is refused with the reason (issue 41: a crun
+# of another user's, 0755, ran there).
+@test "crun-sealed: the overflow uid is refused in the initial user namespace; where root is unmapped only the packaged crun is trusted" {
+	# other: a uid that is neither root, nor the test user, nor the
+	# overflow uid ("another user"; it needs no account to own a file).
+	local d="$T/bins" nobody other=4343
 	nobody=$(cat /proc/sys/kernel/overflowuid)
 	mkdir -m 0755 "$d"
 	install -m 0755 -o "$nobody" /bin/true "$d/crun"
@@ -352,17 +358,40 @@ assert_refused() {
 	assert_failure 126
 	assert_output --partial "$d/crun is owned by uid $nobody, neither root nor you"
 	# The test user in a user namespace of its own, where global root
-	# (the owner of /bin/true, /bin and /) is unmapped and shows as the
-	# overflow uid: accepted, and it runs from the overlay.
-	chown 0:0 "$d/crun"
+	# (the owner of /usr/bin/crun, /usr/bin, /usr and /) is unmapped and
+	# shows as the overflow uid: the packaged crun runs from the overlay,
+	# named or by default.
+	for how in default --crun=/usr/bin/crun; do
+		run as_user unshare --user --map-current-user sh -c \
+			'stat -c "owner=%u" /usr/bin/crun; CRUN_SEALED_DEBUG=1 "$1" ${2#default} --version; echo "rc=$?"' \
+			sh "$U_WRAPPER" "$how"
+		assert_line "owner=$nobody"
+		assert_line rc=0
+		assert_marker overlay
+		assert_line --partial "crun version"
+	done
+	# Any other crun there is refused, whoever owns it: root, or another
+	# user, whose files show as the same uid.
+	for owner in 0 "$other"; do
+		chown "$owner:0" "$d/crun"
+		run as_user unshare --user --map-current-user sh -c \
+			'stat -c "owner=%u" "$1"; CRUN_SEALED_DEBUG=1 "$2" --crun="$1" --version; echo "rc=$?"' \
+			sh "$d/crun" "$U_WRAPPER"
+		assert_line "owner=$nobody"
+		assert_line rc=126
+		assert_line "crun-sealed: Refusing the crun path '$d/crun' from --crun: / shows as owned by uid $nobody, the overflow uid: global root is unmapped in this user namespace, and every owner unmapped here shows as that uid, root and any other user alike, so it cannot be told here whether someone else could replace what runs. Here only the packaged /usr/bin/crun is taken on trust; run crun-sealed from the initial user namespace (where owners show) to use another crun"
+		refute_line --partial "cloned_binary: using"
+	done
+	# A symlink to the packaged crun is the packaged crun: the walk is of
+	# the path it resolves to.
+	ln -s /usr/bin/crun "$d/link"
 	run as_user unshare --user --map-current-user sh -c \
-		'stat -c "owner=%u" "$1"; CRUN_SEALED_DEBUG=1 "$2" --crun="$1"; echo "rc=$?"' sh "$d/crun" "$U_WRAPPER"
-	assert_line "owner=$nobody"
+		'CRUN_SEALED_DEBUG=1 "$1" --crun="$2" --version; echo "rc=$?"' sh "$U_WRAPPER" "$d/link"
 	assert_line rc=0
 	assert_marker overlay
 	# What the wrapper reads there: /proc/sys/kernel/overflowuid, owned by
 	# global root, shows as owned by the overflow uid (in the initial
-	# namespace, as owned by 0, so the alias is off there).
+	# namespace, as owned by 0, so the rule is off there).
 	run as_user unshare --user --map-current-user sh -c 'stat -c "%u" /proc/sys/kernel/overflowuid'
 	assert_output "$nobody"
 }
@@ -422,6 +451,26 @@ hook_bundle() {
 	with_output "$(cat "$T/xdg/hook.err")" assert_output --regexp \
 		'^memfd-noexec hook: Failed to open the PID namespace of process [0-9]+: Permission denied'
 	refute_output --partial 'memfdprobe:'
+	assert_nothing_left
+}
+
+# (Not named "stock crun ...": tests/run-all.sh runs those in the trixie
+# root too, which has no python3 for the /dev/log listener.)
+@test "hook under stock crun: crun hides the hook's refusal; syslog has it, with the container's id" {
+	[ -x "$U_MEMFD_NOEXEC" ] || missing "memfd-noexec at $MEMFD_NOEXEC" || return 1
+	[ -x /usr/bin/python3 ] || missing "/usr/bin/python3" || return 1
+	as rootful "$STOCK_CRUN"
+	# A bad value, and no run.oci.hooks.stderr: what a user of podman
+	# with crun gets.
+	bundle b '.annotations.memfd_noexec = "3" |
+		.hooks.prestart += [{"path": $ENV.U_MEMFD_NOEXEC, "args": ["memfd-noexec", "hook"]}]'
+	run with_dev_log "$T/syslog" crun_ns 0 "$T/runc" --debug run -b "$T/b" "$ID"
+	assert_failure
+	assert_output --regexp "error executing hook .$U_MEMFD_NOEXEC. \\(exit code: 1\\)"
+	refute_output --partial 'annotations["memfd_noexec"]'
+	refute_output --partial 'memfdprobe:'
+	with_output "$(cat "$T/syslog")" assert_line --regexp \
+		"^<27>.* memfd-noexec\\[[0-9]+\\]: hook refused container $ID \\(pid [0-9]+\\): Refusing annotations\\[\"memfd_noexec\"\\] = \"3\" in $T/b/config.json: allowed values are"
 	assert_nothing_left
 }
 

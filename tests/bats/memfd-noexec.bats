@@ -5,6 +5,7 @@
 
 bats_require_minimum_version 1.5.0
 load helpers
+load syslog
 
 MEMFD_NOEXEC="$BUILD_DIR/memfd-noexec/memfd-noexec"
 MEMFDPROBE="$BUILD_DIR/tests/helpers/memfdprobe"
@@ -510,6 +511,53 @@ state() {
 	assert_output --partial "Failed to parse $BUNDLE/config.json: invalid JSON"
 
 	[ "$(ns_level "$SLEEPER")" = "$before" ]
+}
+
+@test "hook: a refusal also goes to syslog, with the container's id and the reason" {
+	requires root memfd_noexec cmd:unshare || return 1
+	[ -x /usr/bin/python3 ] || missing "/usr/bin/python3" || return 1
+	start_sleeper
+	make_bundle '{"annotations":{"memfd_noexec":"3"}}'
+	# An id with a newline and an escape: escaped, one line.
+	printf '{"ociVersion":"1.0.2","id":"ctr-1\\n\\u001b[31m","status":"creating","pid":%s,"bundle":"%s","annotations":{}}\n' \
+		"$SLEEPER" "$BUNDLE" >"$TEST_TMP/state.json"
+	run with_dev_log "$TEST_TMP/syslog" "$MEMFD_NOEXEC" hook <"$TEST_TMP/state.json"
+	assert_failure 1
+	assert_output --partial 'annotations["memfd_noexec"] = "3"'
+	# <27>: LOG_DAEMON | LOG_ERR.
+	with_output "$(cat "$TEST_TMP/syslog")" assert_line --regexp \
+		"^<27>.* memfd-noexec\[[0-9]+\]: hook refused container ctr-1\\\\n\\\\u001b\[31m \(pid $SLEEPER\): .*annotations\[\"memfd_noexec\"\] = \"3\".*\"0\", \"1\" or \"2\""
+	[ "$(wc -l <"$TEST_TMP/syslog")" -eq 1 ]
+
+	# A state it cannot read: no id, still logged.
+	run with_dev_log "$TEST_TMP/syslog2" "$MEMFD_NOEXEC" hook <<<'{"pid":'
+	assert_failure 1
+	with_output "$(cat "$TEST_TMP/syslog2")" assert_line --regexp \
+		'^<27>.* memfd-noexec\[[0-9]+\]: hook refused container \(no id\): .*invalid JSON'
+
+	# Success, and no request: nothing in syslog.
+	make_bundle '{"annotations":{}}'
+	run with_dev_log "$TEST_TMP/syslog3" "$MEMFD_NOEXEC" hook < <(state "$SLEEPER")
+	assert_success
+	[ ! -s "$TEST_TMP/syslog3" ]
+	rm -rf "$TEST_TMP"/syslog*
+}
+
+@test "check: for crun, says where the hook's refusals are (crun hides them)" {
+	requires root memfd_noexec || return 1
+	[ -x /usr/bin/crun ] || missing "Debian's crun at /usr/bin/crun" || return 1
+	local notice='notice: crun shows a failing OCI hook only as "error executing hook ... (exit code: 1)", even with --debug: the reason for a refusal by memfd-noexec hook is in syslog (journalctl -t memfd-noexec), or in FILE with the container annotation run.oci.hooks.stderr=FILE'
+	run "$MEMFD_NOEXEC" check --runtime /usr/bin/crun
+	assert_failure 1
+	assert_output --partial 'verdict: ignores'
+	assert_output --partial "$notice"
+	run "$MEMFD_NOEXEC" check --help
+	assert_success
+	assert_output --partial "journalctl -t memfd-noexec"
+	# Not for runc, which shows a hook's stderr.
+	[ -x /usr/sbin/runc ] || return 0
+	run "$MEMFD_NOEXEC" check --runtime /usr/sbin/runc
+	refute_output --partial "journalctl"
 }
 
 @test "hook: no request exits 0 silently" {

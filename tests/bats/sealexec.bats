@@ -143,6 +143,37 @@ teardown() {
 	refute_output --partial "from-the-non-executable-one"
 }
 
+# Where global root is unmapped (`unshare -U -r`, rootless podman's user
+# namespace), root's files and every other unmapped user's show as the
+# overflow uid: the owner rule cannot tell them apart there, so the file
+# gets a copy (issue 41: another user's program, 0755, ran from the
+# overlay there).  In the initial namespace the same files are told apart.
+@test "user namespace without root: root's and another user's program run from a copy, never the overlay; a forced overlay refuses" {
+	requires root user
+	local d nobody
+	nobody=$(cat /proc/sys/kernel/overflowuid)
+	d="$(mktemp -d /tmp/cbtest-ovf.XXXXXX)"
+	chmod 0755 "$d"
+	install -m 0755 -o 4343 "$SELFCHECK" "$d/other"
+	install -m 0755 "$SELFCHECK" "$d/root"
+	for f in other root; do
+		run as_user unshare --user --map-root-user sh -c \
+			'stat -c "owner=%u" "$2"; "$1" --debug "$2" --expect-method=memfd-exec; echo "rc=$?"; "$1" --method=overlay "$2"; echo "rc=$?"' \
+			sh "$U_SEALEXEC" "$d/$f"
+		echo "$f: $output"
+		assert_line "owner=$nobody"
+		assert_line --partial "cloned_binary: overlay not possible (the file $d/$f shows as owned by uid $nobody, the overflow uid (mode 0755; we are uid 0): global root is unmapped in this user namespace"
+		assert_marker memfd-exec
+		assert_line --index 5 rc=0
+		assert_output --partial "sealexec: Failed to make a sealed copy of $d/$f: Failed to open the binary from a detached overlayfs (overlay): the file $d/$f shows as owned by uid $nobody"
+		assert_line --index 7 rc=126
+	done
+	# Control: in the initial user namespace root's runs from the overlay.
+	run "$SEALEXEC" "$d/root" --expect-method=overlay
+	rm -rf "$d"
+	assert_success
+}
+
 # The overlay is the file itself, so a file that someone
 # else can write would let them rewrite the running program (the red team
 # did it with dd conv=notrunc while root's program ran).  Such a file gets
@@ -487,8 +518,13 @@ teardown() {
 	user_tmpdir
 	# nomemfd and noexecveat are older than fsopen (5.2) and imply
 	# nofsopen; nouserns leaves the user no way to mount the overlay.
-	for pair in 6.1:overlay 6.1,nooverlay:memfd nomemfd:tmpfile \
-		nomemfd,notmpfile:mkostemp 6.3-level2:overlay \
+	# 6.1 and 6.3-level2 hide or fake vm.memfd_noexec, which for the user
+	# takes a user namespace of fakekernel's that maps the user alone:
+	# root's files show as the overflow uid there, so the overlay is not
+	# taken (that owner may be anyone's) and the next method is, with
+	# that reason.
+	for pair in 6.1:memfd 6.1,nooverlay:memfd nomemfd:tmpfile \
+		nomemfd,notmpfile:mkostemp 6.3-level2:tmpfile \
 		6.3-level2,nofsopen:tmpfile noexecveat:memfd-exec \
 		notmpfile:overlay nofsopen:memfd-exec nouserns:memfd-exec \
 		nooverlay:memfd-exec; do
@@ -501,6 +537,12 @@ teardown() {
 		assert_success
 		assert_marker "$want"
 		assert_output --partial "selfcheck: ok"
+		if [ "$profile" = 6.1 ] || [ "$profile" = 6.3-level2 ]; then
+			assert_line --partial "cloned_binary: overlay not possible (the file $U_SELFCHECK shows as owned by uid $(cat /proc/sys/kernel/overflowuid), the overflow uid"
+		fi
+		if [ "$profile" = 6.3-level2 ]; then
+			assert_line "cloned_binary: vm.memfd_noexec=2 here, not trying a memfd"
+		fi
 	done
 }
 

@@ -462,3 +462,33 @@ plant_stale() {
 		[ "$(find "$sticky" -mindepth 1 | wc -l)" -eq 1 ]
 	done
 }
+
+# The overlay is the file itself, so its owner and mode must mean what they
+# say: on FUSE the daemon reports them (evilfs claims root and 0755), and
+# serves what bytes it likes.  The file methods' filesystem rule applies to
+# the binary and its directories (cloned_binary_test's
+# overlay_untrusted_fs_dir has a directory above on another filesystem).
+@test "the overlay refuses a binary on FUSE that claims root: auto copies with the reason, a forced overlay fails" {
+	requires root user
+	requires_evilfs
+	local mnt
+	mnt="$(new_dir /tmp 0700 "$TEST_USER")"
+	start_evilfs "$mnt" --claim-root
+	cp "$SELFCHECK" "$mnt/prog"
+	chmod 0755 "$mnt/prog"
+	# Owner and mode alone would let it through.
+	[ "$(stat -c %u:%a "$mnt" "$mnt/prog" | sort -u)" = "0:755" ]
+	run at_level 0 env EVILFS_MARKER="$PWNED" \
+		"$SEALEXEC" --debug "$mnt/prog" --expect-method=memfd-exec
+	echo "$output"
+	refute_payload
+	assert_success
+	assert_line "cloned_binary: overlay not possible (the file $mnt/prog is on fuse, where the filesystem's daemon or server, not the kernel, reports its owner and mode and serves its bytes: the overlay runs the file itself, so it is taken only where the file and every directory above it are on tmpfs, ext4, xfs or btrfs, as the file methods' copies are. Move the binary to such a filesystem, or use a copy (--method=memfd)), falling back"
+	assert_marker memfd-exec
+	assert_output --partial "selfcheck: ok"
+	run env EVILFS_MARKER="$PWNED" "$SEALEXEC" --method=overlay "$mnt/prog"
+	refute_payload
+	assert_failure 126
+	assert_output --partial "sealexec: Failed to make a sealed copy of $mnt/prog: Failed to open the binary from a detached overlayfs (overlay): the file $mnt/prog is on fuse, where"
+	refute_output --partial "selfcheck:"
+}

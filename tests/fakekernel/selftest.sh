@@ -90,7 +90,8 @@ cap_eff=$(awk '$1 == "CapEff:" { print $2 }' /proc/self/status)
 if [ "$(id -u)" -eq 0 ]; then
 	base="$COMMON sysctl_w=OK nnp=0 uid=0 euid=0 cap_eff=$cap_eff"
 else
-	base="$COMMON sysctl_w=EACCES nnp=0 uid=$(id -u) euid=$(id -u)
+	# fsopen("") needs CAP_SYS_ADMIN before it looks at the name.
+	base="$COMMON fsopen=EPERM sysctl_w=EACCES nnp=0 uid=$(id -u) euid=$(id -u)
 		cap_eff=$NOCAPS"
 fi
 

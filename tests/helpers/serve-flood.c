@@ -4,7 +4,7 @@
  * then one request of another user, timed (tests/bats/serve.bats).  Run as
  * root; it stops by itself (alarm) and kills what it started.
  *
- *   serve-flood [-k SUBUIDS] [-n REQUESTS] [-b BASE] [-t SECONDS] SOCKET FLOOD_UID OTHER_UID
+ *   serve-flood [-U] [-k SUBUIDS] [-n REQUESTS] [-b BASE] [-t SECONDS] SOCKET FLOOD_UID OTHER_UID
  *
  * FLOOD_UID makes a user namespace whose uids 0..65535 are BASE.. (as a
  * rootless runtime's subordinate ids; root writes the map, so /etc/subuid
@@ -20,6 +20,10 @@
  *   flood: 3000 requests from 8 subordinate uids of uid U sent in N ms
  *   other: uid V answered in N ms: REPLY
  *
+ * With -U the SUBUIDS flooding uids are distinct users instead, in the
+ * initial user namespace: FLOOD_UID, FLOOD_UID+1, ... (they need no
+ * passwd entry), and the first line says "from K users uid U..".
+ *
  * Exits 0 when the other user got a reply, 1 when not (or on a failure),
  * 2 on bad usage.
  */
@@ -29,6 +33,7 @@
 #include <grp.h>
 #include <poll.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -202,6 +207,40 @@ static void write_maps(pid_t child, unsigned long base)
 	}
 }
 
+/* k distinct users owner, owner+1, ... flood, from the initial user
+ * namespace.  Writes one byte on ready when all n are sent. */
+static pid_t start_users_flood(uid_t owner, int k, int n, int ready)
+{
+	int fds[2];
+	pid_t pid;
+	char ch;
+
+	if (pipe2(fds, O_CLOEXEC) < 0)
+		die("pipe2");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		tie_to_parent();
+		for (int i = 0; i < k; i++) {
+			pid_t c = fork();
+
+			if (c < 0)
+				die("fork (user)");
+			if (c == 0)
+				subuid_flood(owner + (uid_t)i, n / k + (i < n % k), fds[1]);
+		}
+		for (int i = 0; i < k; i++)
+			if (read(fds[0], &ch, 1) != 1)
+				die("read (user)");
+		if (write(ready, "x", 1) != 1)
+			die("write");
+		for (;;)
+			pause();
+	}
+	return pid;
+}
+
 /* The flood's owner: a user namespace with 65536 uids; k subordinate uids
  * in it flood.  Writes one byte on ready when all n are sent. */
 static pid_t start_flood(uid_t owner, unsigned long base, int k, int n, int ready)
@@ -282,12 +321,16 @@ static pid_t start_other(uid_t uid, int out)
 int main(int argc, char *argv[])
 {
 	int k = 8, n = 3000, secs = 120, opt, ready[2], status;
+	bool users = false;
 	unsigned long base = 3000000;
 	long long t0;
 	char ch;
 
-	while ((opt = getopt(argc, argv, "k:n:b:t:")) != -1) {
+	while ((opt = getopt(argc, argv, "Uk:n:b:t:")) != -1) {
 		switch (opt) {
+		case 'U':
+			users = true;
+			break;
 		case 'k':
 			k = atoi(optarg);
 			break;
@@ -312,11 +355,15 @@ int main(int argc, char *argv[])
 	if (pipe2(ready, O_CLOEXEC) < 0)
 		die("pipe2");
 	t0 = now_ms();
-	started[0] = start_flood((uid_t)atol(argv[optind + 1]), base, k, n, ready[1]);
+	if (users)
+		started[0] = start_users_flood((uid_t)atol(argv[optind + 1]), k, n, ready[1]);
+	else
+		started[0] = start_flood((uid_t)atol(argv[optind + 1]), base, k, n, ready[1]);
 	if (read(ready[0], &ch, 1) != 1)
 		die("the flood did not start");
-	printf("flood: %d requests from %d subordinate uids of uid %s sent in %lld ms\n", n, k,
-	       argv[optind + 1], now_ms() - t0);
+	printf("flood: %d requests from %d %s %s sent in %lld ms\n", n, k,
+	       users ? "users from uid" : "subordinate uids of uid", argv[optind + 1],
+	       now_ms() - t0);
 	fflush(stdout);
 	started[1] = start_other((uid_t)atol(argv[optind + 2]), STDOUT_FILENO);
 	if (waitpid(started[1], &status, 0) < 0)
@@ -327,6 +374,6 @@ int main(int argc, char *argv[])
 	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : 1;
 usage:
 	fprintf(stderr,
-		"usage: serve-flood [-k SUBUIDS] [-n REQUESTS] [-b BASE] [-t SECONDS] SOCKET FLOOD_UID OTHER_UID\n");
+		"usage: serve-flood [-U] [-k SUBUIDS] [-n REQUESTS] [-b BASE] [-t SECONDS] SOCKET FLOOD_UID OTHER_UID\n");
 	return 2;
 }

@@ -564,6 +564,47 @@ static int case_index_many(void)
 	return r;
 }
 
+/* ---- who could lower a level ---------------------------------------------------- */
+
+/*
+ * audit_can_lower(), as a table: the namespace (initial, level, parent's
+ * level or -errno), the process (CAP_SYS_ADMIN, initial user namespace),
+ * and whether it could lower the level.
+ */
+static int case_can_lower_table(void)
+{
+	static const struct {
+		bool initial;
+		int level, parent;
+		bool sys_admin, init_userns, want;
+	} rows[] = {
+		{false, 2, 0, true, true, true},      /* asked for 2 on a host at 0 */
+		{false, 1, 0, true, true, true},      /* asked for 1 */
+		{false, 2, 1, true, true, true},      /* 2 above a parent at 1 */
+		{false, 2, 2, true, true, false},     /* as its parent: nothing to lower to */
+		{false, 0, 0, true, true, false},     /* nothing asked */
+		{false, 2, -EPERM, true, true, true}, /* parent unknown: above 0 */
+		{false, 0, -EPERM, true, true, false},
+		{false, -EPERM, 0, true, true, false}, /* level unknown */
+		{false, 2, 0, false, true, false},     /* no CAP_SYS_ADMIN */
+		{false, 2, 0, true, false, false},     /* a user namespace of its own */
+		{true, 2, -ENOENT, true, true, false}, /* the host's: not a container's */
+	};
+
+	for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+		struct audit_pidns ns = {.initial = rows[i].initial,
+					 .level = rows[i].level,
+					 .parent_level = rows[i].parent};
+		struct audit_proc p = {.sys_admin = rows[i].sys_admin,
+				       .init_userns = rows[i].init_userns};
+
+		if (audit_can_lower(&p, &ns) != rows[i].want)
+			FAIL("row %zu: audit_can_lower() is %d, expected %d", i, !rows[i].want,
+			     rows[i].want);
+	}
+	return 0;
+}
+
 static const struct unit_case cases[] = {
 	{"ns_worst_process_last", case_ns_worst_process_last},
 	{"ns_worst_process_first", case_ns_worst_process_first},
@@ -574,6 +615,7 @@ static const struct unit_case cases[] = {
 	{"index_exe_keeps_its_read", case_index_exe_keeps_its_read},
 	{"index_unknown_exe", case_index_unknown_exe},
 	{"index_many", case_index_many},
+	{"can_lower_table", case_can_lower_table},
 };
 
 int main(int argc, char *argv[])

@@ -15,6 +15,8 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
+#include <linux/magic.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdbool.h>
@@ -1317,6 +1319,238 @@ static void case_overlay_owner_not_sealed(void)
 	trust_tree_remove();
 }
 
+/* ---- where global root is unmapped ----------------------------------------
+ *
+ * In a user namespace that maps one ordinary uid only (as rootless podman's
+ * and `unshare -U -r` do), root's files and every other unmapped user's show
+ * as the overflow uid: the overlay takes such an owner for root only when
+ * the caller proved it (overflow_uid_is_root).  Each row runs in a child
+ * that enters such a namespace; the parent (root) sets the owners.
+ */
+#define T41_USER 4242  /* the namespace's only uid, shown there as 0 */
+#define T41_OTHER 4343 /* another user, unmapped there */
+
+static void write_or_die(const char *path, const char *text)
+{
+	_cleanup_close_ int fd = open(path, O_WRONLY | O_CLOEXEC);
+
+	if (fd < 0 || write(fd, text, strlen(text)) != (ssize_t)strlen(text))
+		die("write %s: %m", path);
+}
+
+static void enter_userns_of(uid_t uid)
+{
+	char map[64];
+
+	if (setgroups(0, NULL) < 0 || setresgid(uid, uid, uid) < 0 || setresuid(uid, uid, uid) < 0)
+		die("become uid %u: %m", (unsigned)uid);
+	(void)prctl(PR_SET_DUMPABLE, 1);
+	if (unshare(CLONE_NEWUSER) < 0)
+		skip("no unprivileged user namespaces");
+	(void)snprintf(map, sizeof(map), "0 %u 1\n", (unsigned)uid);
+	write_or_die("/proc/self/setgroups", "deny");
+	write_or_die("/proc/self/uid_map", map);
+	write_or_die("/proc/self/gid_map", map);
+}
+
+/* Runs fn in a child; dies if the child failed. */
+static void in_child(const char *what, void (*fn)(const void *), const void *arg)
+{
+	int status;
+	pid_t pid = fork();
+
+	if (pid < 0)
+		die("fork: %m");
+	if (pid == 0) {
+		fn(arg);
+		_exit(0);
+	}
+	if (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status))
+		die("%s: the child did not exit", what);
+	if (WEXITSTATUS(status) == SKIP)
+		exit(SKIP);
+	if (WEXITSTATUS(status) != 0)
+		die("%s: failed (above)", what);
+}
+
+static char t41_ram[96], t41_prog[128];
+
+/* The trees of the cases below, removed at exit: a failed row too (a
+ * child that fails removes them as it exits; its parent then fails). */
+static void t41_remove(void)
+{
+	if (t41_ram[0])
+		(void)rmdir(t41_ram);
+	trust_tree_remove();
+}
+
+struct t41_row {
+	uid_t file, dir;    /* owners of t35_prog and t35_sub */
+	bool proven;	    /* overflow_uid_is_root */
+	bool overlay;	    /* auto takes the overlay */
+	const char *refuse; /* else: the path the reason names, and how */
+};
+
+/* auto and a forced overlay with the row's proof, and is_sealed. */
+static void clone_expect(const char *src_path, bool overlay, const char *want)
+{
+	_cleanup_close_ int src = open(src_path, O_RDONLY | O_CLOEXEC);
+	enum cloned_binary_method m;
+	int fd = -EBADF, r;
+
+	if (src < 0)
+		die("open %s: %m", src_path);
+	opts.debug = true;
+	opts.log = capture;
+	debug_lines[0] = '\0';
+	opts.request = CLONED_BINARY_REQUEST_AUTO;
+	r = cloned_binary_clone(src, &opts, &m, &fd, &last_err);
+	if (r < 0)
+		die("auto failed: %s", last_error());
+	if (overlay != (m == CLONED_BINARY_METHOD_OVERLAY))
+		die("auto used %s: %s", cloned_binary_method_to_string(m), debug_lines);
+	if (overlay) {
+		/* An owner proven root counts only with the proof, for
+		 * exec's check too. */
+		assert_is_sealed(fd, 1);
+		if (opts.overflow_uid_is_root) {
+			opts.overflow_uid_is_root = false;
+			assert_is_sealed(fd, 0);
+			opts.overflow_uid_is_root = true;
+		}
+		safe_close(fd);
+		return;
+	}
+	safe_close(fd);
+	if (!strstr(debug_lines, "cloned_binary: overlay not possible (") ||
+	    !strstr(debug_lines, want))
+		die("the debug line lacks '%s': %s", want, debug_lines);
+	opts.request = CLONED_BINARY_REQUEST_OVERLAY;
+	r = cloned_binary_clone(src, &opts, &m, &fd, &last_err);
+	if (r != -EPERM || !strstr(last_error(), want) ||
+	    !strstr(last_error(),
+		    "Failed to open the binary from a detached overlayfs (overlay): "))
+		die("forced overlay = %d (%s), expected -EPERM with '%s'", r, last_error(), want);
+}
+
+static void t41_child(const void *arg)
+{
+	const struct t41_row *row = arg;
+	char want[256];
+	long unmapped;
+
+	enter_userns_of(T41_USER);
+	unmapped = cloned_binary_unmapped_uid();
+	if (unmapped < 0)
+		die("cloned_binary_unmapped_uid() = %ld where root is unmapped", unmapped);
+	overlay_on = true;
+	opts.overflow_uid_is_root = row->proven;
+	(void)snprintf(
+		want, sizeof(want),
+		"%s shows as owned by uid %ld, the overflow uid (mode 0755; we are uid 0): global root is unmapped in this user namespace",
+		row->refuse ? row->refuse : "", unmapped);
+	clone_expect(t35_prog, row->overlay, want);
+}
+
+/*
+ * Only procfs's own overflowuid counts: a file of uid 4343 holding "4343",
+ * mounted over it, would make 4343's files pass for root's wherever a
+ * caller gives the proof.
+ */
+static void t41_forged_child(const void *arg)
+{
+	char path[] = "/tmp/cbtest-overflowuid-XXXXXX";
+	int fd = mkstemp(path);
+
+	(void)arg;
+	if (fd < 0 || write(fd, "4343\n", 5) != 5 || fchown(fd, T41_OTHER, 0) < 0)
+		die("make %s: %m", path);
+	close(fd);
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+	    mount(path, "/proc/sys/kernel/overflowuid", NULL, MS_BIND, NULL) < 0) {
+		(void)unlink(path);
+		die("bind %s on /proc/sys/kernel/overflowuid: %m", path);
+	}
+	(void)unlink(path);
+	if (cloned_binary_unmapped_uid() != -1)
+		die("a file mounted over overflowuid was believed: %ld",
+		    cloned_binary_unmapped_uid());
+}
+
+static void case_overlay_overflow_uid(void)
+{
+	char file[128], dir[128];
+	const struct t41_row rows[] = {
+		/* root's file: it cannot be told from another's there */
+		{0, 0, false, false, file},
+		/* the case: another user's, mode 0755 */
+		{T41_OTHER, 0, false, false, file},
+		/* ours, in root's directory */
+		{T41_USER, 0, false, false, dir},
+		/* the caller proved it: root's file and directories */
+		{0, 0, true, true, NULL},
+	};
+
+	require_root();
+	/* In the initial user namespace the overflow uid is an ordinary
+	 * user (case_overlay_trust_rules refuses it as one). */
+	if (cloned_binary_unmapped_uid() != -1)
+		die("cloned_binary_unmapped_uid() = %ld in the initial user namespace",
+		    cloned_binary_unmapped_uid());
+	in_child("forged overflowuid", t41_forged_child, NULL);
+	trust_tree();
+	atexit(t41_remove);
+	(void)snprintf(file, sizeof(file), "the file %s", t35_prog);
+	(void)snprintf(dir, sizeof(dir), "the directory %s", t35_sub);
+	for (size_t i = 0; i < ELEMENTSOF(rows); i++) {
+		char what[32];
+
+		if (chown(t35_prog, rows[i].file, 0) < 0 || chown(t35_sub, rows[i].dir, 0) < 0)
+			die("chown: %m");
+		(void)snprintf(what, sizeof(what), "row %zu", i);
+		in_child(what, t41_child, &rows[i]);
+	}
+}
+
+/*
+ * The filesystem rule for the directories above the binary: a binary on
+ * ext4 whose directory is mounted inside a directory of a filesystem the
+ * file methods refuse (ramfs here, which the kernel keeps honest but which
+ * stands for FUSE, NFS, 9p and SMB in one privileged test: tmpdir.bats
+ * has the FUSE file) gets a copy; the same file through its ext4 path gets
+ * the overlay.
+ */
+static void t41_fs_child(const void *arg)
+{
+	char want[160], sub[112];
+
+	(void)arg;
+	if (unshare(CLONE_NEWNS) < 0 || mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+		die("a mount namespace: %m");
+	if (mount("ramfs", t41_ram, "ramfs", 0, "mode=0755") < 0)
+		skip("no ramfs");
+	(void)snprintf(sub, sizeof(sub), "%s/sub", t41_ram);
+	if (mkdir(sub, 0755) < 0 || mount(t35_sub, sub, NULL, MS_BIND, NULL) < 0)
+		die("bind %s on %s: %m", t35_sub, sub);
+	overlay_on = true;
+	clone_expect(t35_prog, true, NULL);
+	(void)snprintf(want, sizeof(want), "the directory %s is on filesystem 0x%lx, where",
+		       t41_ram, (unsigned long)RAMFS_MAGIC);
+	clone_expect(t41_prog, false, want);
+}
+
+static void case_overlay_untrusted_fs_dir(void)
+{
+	require_root();
+	trust_tree();
+	atexit(t41_remove);
+	(void)snprintf(t41_ram, sizeof(t41_ram), "%s/ram", t35_dir);
+	(void)snprintf(t41_prog, sizeof(t41_prog), "%s/sub/prog", t41_ram);
+	if (mkdir(t41_ram, 0755) < 0)
+		die("mkdir %s: %m", t41_ram);
+	in_child("ramfs", t41_fs_child, NULL);
+}
+
 /* ---- the superblock proof fails closed ------------------------------------
  *
  * An overlay of /usr/bin made here (not by the loader, so the proof runs),
@@ -1531,6 +1765,8 @@ static const struct {
 	{"overlay_writable_not_sealed", case_overlay_writable_not_sealed},
 	{"overlay_trust_rules", case_overlay_trust_rules},
 	{"overlay_owner_not_sealed", case_overlay_owner_not_sealed},
+	{"overlay_overflow_uid", case_overlay_overflow_uid},
+	{"overlay_untrusted_fs_dir", case_overlay_untrusted_fs_dir},
 	{"proof_fails_closed", case_proof_fails_closed},
 	{"proof_documented_cases", case_proof_documented_cases},
 	{"seals_verified", case_seals_verified},

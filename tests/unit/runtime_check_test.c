@@ -28,7 +28,6 @@ static const struct validate_row {
 	{"runc", -EINVAL, "is a name, not a path"},
 	{"/nonexistent/runc", -ENOENT, "Failed to find the runtime '/nonexistent/runc'"},
 	{"/", -EINVAL, "is not a regular file"},
-	{"/etc/hostname", -EACCES, "is not executable"},
 	{"/bin/sh", 0, NULL},
 };
 
@@ -39,8 +38,6 @@ static int case_validate_table(void)
 		_cleanup_error_ struct mt_error *err = NULL;
 		int r;
 
-		if (row->want == -EACCES && geteuid() == 0)
-			continue; /* root may "execute" a 0644 file: access() says so */
 		r = runtime_check_validate(row->path, &err);
 		if (r != row->want)
 			FAIL("%s: got %d, want %d (%s)", row->path, r, row->want,
@@ -54,7 +51,8 @@ static int case_validate_table(void)
 	return 0;
 }
 
-/* A regular file without x bits, as root too. */
+/* A regular file without x bits (the table has none: a system file's mode
+ * is the machine's, /etc/hostname is 0755 on some), as root too. */
 static int case_validate_not_executable(void)
 {
 	char path[] = "/tmp/runtime_check_test.XXXXXX";

@@ -37,8 +37,9 @@
 #define NOBODY 65534
 #define SUB_BASE 3100000UL
 #define INITIAL_REFUSED "error 1 the target is in the initial PID namespace"
-#define BUSY_FULL \
-	"error 16 the service is busy: all 512 places for requests are taken; try again in a moment"
+#define BUSY_PREFIX "error 16 the service is busy"
+#define BUSY_GIVEN \
+	"error 16 the service is busy: all 512 places for requests are taken, and this one went to a user with fewer; try again in a moment"
 
 static bool in_ci(void)
 {
@@ -260,6 +261,10 @@ static int ask(const char *path, const char *msg, int fd, char *buf, size_t size
 	return 0;
 }
 
+/* The log's limit for the services start_service() starts; 0: default. */
+static int log_interval_ms;
+static unsigned log_burst;
+
 /* service_run() in a child on DIR/sock, logging to DIR/log, with the
  * request timeout ms (0: the default); its PID once it listens. */
 static pid_t start_service(const char *dir, int timeout_ms, int logfd)
@@ -277,6 +282,8 @@ static pid_t start_service(const char *dir, int timeout_ms, int logfd)
 		service_config_init(&cfg);
 		cfg.socket_path = path;
 		cfg.request_timeout_ms = timeout_ms;
+		cfg.log_interval_ms = log_interval_ms;
+		cfg.log_burst = log_burst;
 		cfg.log = log_to_fd;
 		cfg.log_userdata = &logfd;
 		r = service_run(&cfg, &e);
@@ -289,16 +296,67 @@ static pid_t start_service(const char *dir, int timeout_ms, int logfd)
 	return pid;
 }
 
+/* In a user's child: how many of its connections were answered that
+ * their place went to a user with fewer. */
+static int count_given_way(const int *fds, int n)
+{
+	char reply[1100];
+	int given = 0;
+
+	for (int i = 0; i < n; i++) {
+		ssize_t k = recv(fds[i], reply, sizeof(reply) - 1, MSG_DONTWAIT);
+
+		if (k > 0) {
+			reply[k] = '\0';
+			given += strcmp(reply, BUSY_GIVEN) == 0;
+		}
+	}
+	return given;
+}
+
+/* As uid, "raise 2" with a pidfd of our own: the reply in reply. */
+static int ask_as(uid_t uid, const char *path, char *reply, size_t size)
+{
+	int p[2], status;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) < 0)
+		return -errno;
+	pid = fork();
+	if (pid == 0) {
+		int self;
+
+		if (setgroups(0, NULL) < 0 || setresgid(uid, uid, uid) < 0 ||
+		    setresuid(uid, uid, uid) < 0)
+			_exit(1);
+		self = missing_pidfd_open(getpid(), 0);
+		if (ask(path, "raise 2", self, reply, size, 5) < 0 ||
+		    write(p[1], reply, strlen(reply)) < 0)
+			_exit(1);
+		_exit(0);
+	}
+	(void)close(p[1]);
+	ssize_t n = read(p[0], reply, size - 1);
+	(void)close(p[0]);
+	reply[n > 0 ? n : 0] = '\0';
+	if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) != 0)
+		return -EIO;
+	return 0;
+}
+
 /*
  * The table full (8 users with 64 silent connections each, held for 30
- * s), another client is still accepted and told at once that the service
- * is busy, instead of waiting in the listen backlog for a place.
+ * s): one more of theirs is told at once that the service is busy,
+ * instead of waiting in the listen backlog for a place; but a user with
+ * nothing in the table gets one, taken from the newest connection of a
+ * user with the most (answered that its place went to a user with fewer).
  */
-static int case_run_full_table_busy_at_once(void)
+static int case_run_full_table_newcomer(void)
 {
 	char dir[] = "/tmp/service-test.XXXXXX", path[64], logp[64], reply[1100] = "";
 	_cleanup_close_ int self = missing_pidfd_open(getpid(), 0), logfd = -EBADF;
-	int hold[2], ready[2], r = 0;
+	int hold[2], ready[2], r = 0, given = 0, status;
 	pid_t pid, users[8];
 	char c;
 
@@ -320,7 +378,7 @@ static int case_run_full_table_busy_at_once(void)
 
 			if (setgroups(0, NULL) < 0 || setresgid(uid, uid, uid) < 0 ||
 			    setresuid(uid, uid, uid) < 0)
-				_exit(1);
+				_exit(100);
 			for (int i = 0; i < SERVICE_MAX_SILENT_PER_USER; i++) {
 				struct sockaddr_un sa = {.sun_family = AF_UNIX};
 
@@ -328,13 +386,13 @@ static int case_run_full_table_busy_at_once(void)
 				strncpy(sa.sun_path, path, sizeof(sa.sun_path) - 1);
 				if (fds[i] < 0 ||
 				    connect(fds[i], (struct sockaddr *)&sa, sizeof(sa)) < 0)
-					_exit(1);
+					_exit(100);
 			}
 			if (write(ready[1], "x", 1) != 1)
-				_exit(1);
+				_exit(100);
 			(void)close(hold[1]);
 			(void)read(hold[0], &c, 1);
-			_exit(0);
+			_exit(count_given_way(fds, SERVICE_MAX_SILENT_PER_USER));
 		}
 	}
 	(void)close(hold[0]);
@@ -359,18 +417,31 @@ static int case_run_full_table_busy_at_once(void)
 			break;
 		usleep(10000);
 	}
-	if (r == 0 && (ask(path, "raise 2", self, reply, sizeof(reply), 5) < 0 ||
-		       strcmp(reply, BUSY_FULL) != 0))
+	/* One of theirs more: busy at once, and no place is taken. */
+	if (r == 0 && (ask_as(3200001, path, reply, sizeof(reply)) < 0 ||
+		       strncmp(reply, BUSY_PREFIX, strlen(BUSY_PREFIX)) != 0))
 		r = 2;
+	/* Root, with nothing in the table: served (its own namespace is
+	 * refused, which only a request that got a place hears). */
+	else if (r == 0 && (ask(path, "raise 2", self, reply, sizeof(reply), 5) < 0 ||
+			    strncmp(reply, INITIAL_REFUSED, strlen(INITIAL_REFUSED)) != 0))
+		r = 3;
 	(void)close(hold[1]);
-	for (int u = 0; u < 8; u++)
-		(void)waitpid(users[u], NULL, 0);
+	for (int u = 0; u < 8; u++) {
+		if (waitpid(users[u], &status, 0) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) >= 100)
+			r = r ?: 4;
+		else
+			given += WEXITSTATUS(status);
+	}
 	(void)kill(pid, SIGTERM);
 	(void)waitpid(pid, NULL, 0);
 	(void)unlink(logp);
 	(void)rmdir(dir);
 	if (r != 0)
-		FAIL("step %d: the reply to a client while the table is full: '%s'", r, reply);
+		FAIL("step %d: the reply while the table is full: '%s'", r, reply);
+	if (given != 1)
+		FAIL("%d connections gave their place to the newcomer; expected 1", given);
 	return 0;
 }
 
@@ -414,6 +485,66 @@ static int case_run_answers_and_stops(void)
 	return 0;
 }
 
+/* How many lines of log contain needle. */
+static int count_lines(const char *log, const char *needle)
+{
+	int n = 0;
+
+	for (const char *p = log; (p = strstr(p, needle)); p += strlen(needle))
+		n++;
+	return n;
+}
+
+/*
+ * The log's limit: with 5 lines per 400 ms window, 30 refusals in one
+ * window log 5 lines and one summary for the other 25 when the window
+ * ends (without another request to trigger it); the next window logs
+ * one by one again.
+ */
+static int case_run_log_limit(void)
+{
+	char dir[] = "/tmp/service-test.XXXXXX", path[64], logp[64], reply[1100], log[16384];
+	_cleanup_close_ int logfd = -EBADF;
+	const char *refused = ": raise ? pid:[?]: refused: the request \"lower 0\"";
+	int r = 0;
+	ssize_t n;
+	pid_t pid;
+
+	if (!mkdtemp(dir))
+		FAIL("mkdtemp: %s", strerror(errno));
+	(void)snprintf(path, sizeof(path), "%s/sock", dir);
+	(void)snprintf(logp, sizeof(logp), "%s/log", dir);
+	logfd = open(logp, O_RDWR | O_CREAT | O_CLOEXEC | O_APPEND, 0600);
+	log_interval_ms = 400;
+	log_burst = 5;
+	pid = start_service(dir, 0, logfd);
+	for (int i = 0; i < 30 && r == 0; i++)
+		if (ask(path, "lower 0", -1, reply, sizeof(reply), 10) < 0)
+			r = 1;
+	usleep(700 * 1000);
+	if (r == 0 && ask(path, "lower 0", -1, reply, sizeof(reply), 10) < 0)
+		r = 2;
+	(void)kill(pid, SIGTERM);
+	(void)waitpid(pid, NULL, 0);
+	n = pread(logfd, log, sizeof(log) - 1, 0);
+	log[n > 0 ? n : 0] = '\0';
+	(void)unlink(logp);
+	(void)rmdir(dir);
+	if (r != 0)
+		FAIL("step %d: no reply; log:\n%s", r, log);
+	if (count_lines(log, refused) != 6)
+		FAIL("%d request lines, expected 5 and 1 in the next window; log:\n%s",
+		     count_lines(log, refused), log);
+	if (!strstr(log,
+		    "25 more requests in the last 400 ms not logged one by one (at most 5 are), 0 of them refused busy; the most, 25, of user 0\n"))
+		FAIL("no summary line for the 25 others; log:\n%s", log);
+	/* The summary came when the window ended, before the next request. */
+	if (strstr(log, "25 more requests") > strstr(log, "stopped by") ||
+	    strstr(strstr(log, "25 more requests"), refused) == NULL)
+		FAIL("the summary is not between the windows; log:\n%s", log);
+	return 0;
+}
+
 static const struct unit_case cases[] = {
 	{"user_initial_namespace", case_user_initial_namespace},
 	{"user_subuid", case_user_subuid},
@@ -421,7 +552,8 @@ static const struct unit_case cases[] = {
 	{"user_exited", case_user_exited},
 	{"run_bad_socket", case_run_bad_socket},
 	{"run_answers_and_stops", case_run_answers_and_stops},
-	{"run_full_table_busy_at_once", case_run_full_table_busy_at_once},
+	{"run_full_table_newcomer", case_run_full_table_newcomer},
+	{"run_log_limit", case_run_log_limit},
 };
 
 int main(int argc, char *argv[])

@@ -8,8 +8,8 @@
 # any error or warning; a warning that is wrong for its line is disabled
 # on that line, with the reason: "# shellcheck disable=SCxxxx # why".
 #
-#   tests/shellcheck.sh            check the tree
-#   tests/shellcheck.sh --list     print the files it checks, one a line
+#   tools/shellcheck.sh            check the tree
+#   tools/shellcheck.sh --list     print the files it checks, one a line
 set -euo pipefail
 
 cd "$(dirname "$0")/.."

@@ -1,6 +1,10 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: Apache-2.0
-"""readme-counts.py [REPO]: the counts README.md states, against the tree.
+"""readme-counts.py [REPO]: the counts the README and docs/*.md state, against the tree.
+
+The claims live where the text about them lives (README.md, or a page of
+docs/, such as docs/runtimes.md for the patch series and docs/HACKING.md
+for the test builds and the verbs); all of them are read as one text.
 
 Each claim is found by its wording; a claim the README no longer makes
 fails too, so that rewording it means updating this check.
@@ -46,9 +50,12 @@ def lines_of(paths):
 
 def main():
     repo = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), '..')
-    with open(os.path.join(repo, 'README.md'), encoding='utf-8') as f:
-        # One line, single spaces: a claim may wrap anywhere.
-        readme = ' '.join(f.read().split())
+    texts = []
+    for path in [os.path.join(repo, 'README.md')] + sorted(glob.glob(os.path.join(repo, 'docs', '*.md'))):
+        with open(path, encoding='utf-8') as f:
+            texts.append(f.read())
+    # One line, single spaces: a claim may wrap anywhere.
+    readme = ' '.join(' '.join(texts).split())
     errors, notes = [], []
 
     claimed = set()

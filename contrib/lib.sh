@@ -177,12 +177,17 @@ suite_mounted() {
 	awk -v d="$d" '$5 == d || index($5, d "/") == 1 { print $5 }' /proc/self/mountinfo
 }
 
+# suite_remove DIR: DIR removed, if it lies under build/ or under what
+# build/roots resolves to (a machine may share one cache of roots among
+# its clones through a symlink there).
 suite_remove() {
-	local dir="$1" left
+	local dir="$1" left real roots
 	[ -e "$dir" ] || return 0
-	case "$(realpath -m "$dir")" in
-	"$TOP"/build/*) ;;
-	*) die "refusing to remove $dir: not under $TOP/build" ;;
+	real=$(realpath -m "$dir")
+	roots=$(realpath -m "$TOP/build/roots")
+	case "$real" in
+	"$TOP"/build/* | "$roots"/*) ;;
+	*) die "refusing to remove $dir: not under $TOP/build or $roots" ;;
 	esac
 	left=$(suite_mounted "$dir")
 	[ -z "$left" ] || die "refusing to remove $dir: mounted below it: $left"

@@ -135,9 +135,9 @@ cat "$STAGE/lintian.log"
 
 # The .changes and every file it lists (the .deb, its -dbgsym, the
 # .buildinfo) go to build/deb/[SUITE/], replacing an earlier build's.
-files=$(sed -n '/^Files:/,/^[^ ]/s/^ [0-9a-f]\{32\} [0-9]* [^ ]* [^ ]* //p' "$STAGE/$changes")
-[ -n "$files" ] || die "no Files: in $STAGE/$changes"
-for f in $changes $files; do
+made=$(sed -n '/^Files:/,/^[^ ]/s/^ [0-9a-f]\{32\} [0-9]* [^ ]* [^ ]* //p' "$STAGE/$changes")
+[ -n "$made" ] || die "no Files: in $STAGE/$changes"
+for f in $changes $made; do
 	mv -f "$STAGE/$f" "$OUTDIR/"
 done
 [ -z "$suite" ] || mv -f "$STAGE/lintian.log" "$OUTDIR/lintian.log"

@@ -214,7 +214,9 @@ suite_run() {
 	shift 2
 	[ -d "$dir/usr/bin" ] || die "$dir is no suite root (suite_unpack makes one)"
 	dir=$(realpath "$dir")
-	timeout --signal=KILL "$secs" \
+	# The caller's TMPDIR names a host directory, absent in the root
+	# (which has a tmpfs /tmp): dpkg-deb and make fail on it there.
+	env -u TMPDIR timeout --signal=KILL "$secs" \
 		unshare --mount --propagation private --pid --fork --kill-child -- \
 		bash -c "$SUITE_ENTER" suite-enter "$dir" "${SUITE_BINDS:-}" "${SUITE_BINDS_RW:-}" "$@"
 }

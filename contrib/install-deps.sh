@@ -113,8 +113,8 @@ demo=("${build[@]}" busybox-static golang-go
 # The package (contrib/build-deb.sh): the
 # tools here (man-db: lintian's and packaging.bats's man page checks), the
 # rest from the Build-Depends (build_deps below).
-# mmdebstrap makes the trixie and sid build roots of contrib/runc/build-deb.sh
-# --suite (contrib/lib.sh).
+# mmdebstrap makes the trixie and sid build roots of contrib/build-deb.sh
+# --suite and contrib/runc/build-deb.sh --suite (contrib/lib.sh).
 deb=("${build[@]}" dpkg-dev debhelper fakeroot quilt lintian man-db mmdebstrap)
 crun_build=("${build[@]}" dpkg-dev autoconf automake libtool gperf libsystemd-dev python3 patch)
 test=("${demo[@]}" "${deb[@]}" "${crun_build[@]}" bats bats-support bats-assert shellcheck cpio xz-utils qemu-system-x86 runc clang-format

@@ -177,12 +177,17 @@ suite_mounted() {
 	awk -v d="$d" '$5 == d || index($5, d "/") == 1 { print $5 }' /proc/self/mountinfo
 }
 
+# suite_remove DIR: DIR removed, if it lies under build/ or under what
+# build/roots resolves to (a machine may share one cache of roots among
+# its clones through a symlink there).
 suite_remove() {
-	local dir="$1" left
+	local dir="$1" left real roots
 	[ -e "$dir" ] || return 0
-	case "$(realpath -m "$dir")" in
-	"$TOP"/build/*) ;;
-	*) die "refusing to remove $dir: not under $TOP/build" ;;
+	real=$(realpath -m "$dir")
+	roots=$(realpath -m "$TOP/build/roots")
+	case "$real" in
+	"$TOP"/build/* | "$roots"/*) ;;
+	*) die "refusing to remove $dir: not under $TOP/build or $roots" ;;
 	esac
 	left=$(suite_mounted "$dir")
 	[ -z "$left" ] || die "refusing to remove $dir: mounted below it: $left"
@@ -209,7 +214,9 @@ suite_run() {
 	shift 2
 	[ -d "$dir/usr/bin" ] || die "$dir is no suite root (suite_unpack makes one)"
 	dir=$(realpath "$dir")
-	timeout --signal=KILL "$secs" \
+	# The caller's TMPDIR names a host directory, absent in the root
+	# (which has a tmpfs /tmp): dpkg-deb and make fail on it there.
+	env -u TMPDIR timeout --signal=KILL "$secs" \
 		unshare --mount --propagation private --pid --fork --kill-child -- \
 		bash -c "$SUITE_ENTER" suite-enter "$dir" "${SUITE_BINDS:-}" "${SUITE_BINDS_RW:-}" "$@"
 }

@@ -50,6 +50,7 @@ installed_files() {
 		/usr/share/doc/memfd-toolkit/examples/50-memfd-noexec.conf
 		/usr/share/man/man1/sealexec.1
 		/usr/share/man/man8/memfd-noexec.8
+		/usr/share/memfd-toolkit/seccomp/deny-hugetlb-memfd.jq
 	EOF_LIST
 	diff -u "$T/want" - <<<"$output" || fail "installed set differs (- expected, + installed)"
 	local r="$T/root"
@@ -73,6 +74,8 @@ installed_files() {
 		"$r/usr/share/doc/memfd-toolkit/examples/50-crun-sealed.conf"
 	# Otherwise the sources, unchanged.
 	cmp "$REPO_ROOT/contrib/systemd/memfd-noexec.socket" "$r/usr/lib/systemd/system/memfd-noexec.socket"
+	cmp "$REPO_ROOT/contrib/seccomp/deny-hugetlb-memfd.jq" \
+		"$r/usr/share/memfd-toolkit/seccomp/deny-hugetlb-memfd.jq"
 	cmp "$REPO_ROOT/contrib/sysctl.d/50-memfd-noexec.conf" \
 		"$r/usr/share/doc/memfd-toolkit/examples/50-memfd-noexec.conf"
 	diff <(sed 's|/usr/local/bin/memfd-noexec|/usr/bin/memfd-noexec|g' \
@@ -267,11 +270,15 @@ check_options() {
 	[ "$(parent_files)" = "$parent_before" ] ||
 		fail "the build wrote into $REPO_ROOT/..: $(diff <(echo "$parent_before") <(parent_files))"
 	[ ! -e "$REPO_ROOT/build/deb/stage" ] || fail "build/deb/stage left behind"
-	# Exactly the set, in Debian's places.
+	# Exactly the set, in Debian's places; the units where the host's
+	# systemd.pc says (Debian 12: /lib/systemd/system).
+	local unitdir
+	unitdir=$(pkg-config --variable=systemdsystemunitdir systemd)
+	[ -n "$unitdir" ] || fail "pkg-config has no systemdsystemunitdir for systemd"
 	dpkg-deb --fsys-tarfile "$deb" | tar -t | sed 's|^\./|/|' | grep -v '/$' | LC_ALL=C sort >"$T/got"
 	LC_ALL=C sort >"$T/want" <<-EOF_LIST
-		/lib/systemd/system/memfd-noexec.service
-		/lib/systemd/system/memfd-noexec.socket
+		$unitdir/memfd-noexec.service
+		$unitdir/memfd-noexec.socket
 		/usr/bin/memfd-noexec
 		/usr/bin/sealexec
 		/usr/libexec/memfd-toolkit/crun-sealed
@@ -283,6 +290,7 @@ check_options() {
 		/usr/share/doc/memfd-toolkit/examples/50-memfd-noexec.conf
 		/usr/share/man/man1/sealexec.1.gz
 		/usr/share/man/man8/memfd-noexec.8.gz
+		/usr/share/memfd-toolkit/seccomp/deny-hugetlb-memfd.jq
 	EOF_LIST
 	diff -u "$T/want" "$T/got" || fail "the package's files differ (- expected, + packaged)"
 	run dpkg-deb -f "$deb" Package Version Depends
@@ -295,7 +303,14 @@ check_options() {
 	assert_output "memfd-noexec $v"
 	run "$T/x/usr/bin/sealexec" --debug /bin/true
 	assert_success
-	grep -qx 'ExecStart=/usr/bin/memfd-noexec serve' "$T/x/lib/systemd/system/memfd-noexec.service"
+	grep -qx 'ExecStart=/usr/bin/memfd-noexec serve' "$T/x$unitdir/memfd-noexec.service"
+	# The huge-page filter for stock runtimes, as the README runs it.
+	cmp "$REPO_ROOT/contrib/seccomp/deny-hugetlb-memfd.jq" \
+		"$T/x/usr/share/memfd-toolkit/seccomp/deny-hugetlb-memfd.jq"
+	echo '{"defaultAction": "SCMP_ACT_ERRNO", "syscalls": []}' |
+		jq -e -f "$T/x/usr/share/memfd-toolkit/seccomp/deny-hugetlb-memfd.jq" |
+		jq -e '.syscalls[] | select(.names == ["memfd_create"] and .action == "SCMP_ACT_ERRNO" and .args[0].value == 4)' >/dev/null ||
+		fail "the packaged filter adds no memfd_create rule"
 	jq -e '.hook.path == "/usr/bin/memfd-noexec"' "$T/x/usr/share/containers/oci/hooks.d/memfd-noexec.json"
 	# The packaged podman recipe names the packaged crun-sealed.
 	grep -qxF 'crun = ["/usr/libexec/memfd-toolkit/crun-sealed"]' \
@@ -410,4 +425,24 @@ in_scratch_root() {
 	assert_line --regexp '^state purged: (un |none)$'
 	assert_line 'no files listed'
 	assert_line "all steps done"
+}
+
+@test "contrib/build-deb.sh refuses an unknown option or suite, naming the ones it takes, and builds nothing" {
+	local out="$REPO_ROOT/build/deb"
+	find "$out" -maxdepth 2 -newer "$REPO_ROOT/CMakeLists.txt" 2>/dev/null | LC_ALL=C sort >"$T/before"
+	run "$REPO_ROOT/contrib/build-deb.sh" --suite buster
+	assert_failure 1
+	assert_output "build-deb.sh: unknown suite 'buster'; allowed: bookworm, trixie, sid"
+	run "$REPO_ROOT/contrib/build-deb.sh" --trixie
+	assert_failure 1
+	assert_line --index 0 "usage: contrib/build-deb.sh [--suite bookworm|trixie|sid]"
+	assert_line --index 1 "build-deb.sh: unknown argument '--trixie'; allowed: --suite bookworm|trixie|sid, --help"
+	run "$REPO_ROOT/contrib/build-deb.sh" --suite
+	assert_failure 1
+	assert_line "build-deb.sh: --suite needs a value; allowed: bookworm, trixie, sid"
+	run "$REPO_ROOT/contrib/build-deb.sh" --help
+	assert_success
+	assert_output "usage: contrib/build-deb.sh [--suite bookworm|trixie|sid]"
+	find "$out" -maxdepth 2 -newer "$REPO_ROOT/CMakeLists.txt" 2>/dev/null | LC_ALL=C sort >"$T/after"
+	diff -u "$T/before" "$T/after" || fail "a refused call wrote into build/deb"
 }

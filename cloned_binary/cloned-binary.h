@@ -109,6 +109,18 @@ struct cloned_binary_options {
  */
 long cloned_binary_unmapped_uid(void);
 
+/*
+ * Whether exe_fd (an open file, e.g. /proc/self/exe) is the file at path,
+ * a path fixed when the program was built in the system's own directories
+ * (the distribution's /usr/sbin/runc, /usr/bin/crun): same device and
+ * inode, and path a regular file.  A runtime sets overflow_uid_is_root
+ * from it where its package installs it: only root installs there, and
+ * the mount namespace that could put another file on that path is the
+ * caller's own.  Returns 1, 0 (not that file, or path absent), or -errno
+ * of fstat(2) on exe_fd or of stat(2) other than ENOENT.
+ */
+int cloned_binary_exe_is(int exe_fd, const char *path);
+
 /* Seals that every memfd clone must carry (mask, never equality). */
 #define CLONED_BINARY_MEMFD_SEALS 0x000fU /* F_SEAL_SEAL|SHRINK|GROW|WRITE */
 

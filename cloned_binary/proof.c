@@ -122,6 +122,19 @@ long cloned_binary_unmapped_uid(void)
 	return v;
 }
 
+int cloned_binary_exe_is(int exe_fd, const char *path)
+{
+	struct stat a, b;
+
+	if (!path || path[0] != '/')
+		return -EINVAL;
+	if (fstat(exe_fd, &a) < 0)
+		return negative_errno();
+	if (stat(path, &b) < 0)
+		return errno == ENOENT ? 0 : negative_errno();
+	return S_ISREG(b.st_mode) && a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
 /*
  * Root, or us: the owners whose files no one else can rewrite.  Where
  * root is unmapped, root's files show as the overflow uid, and so do

@@ -1477,6 +1477,44 @@ static void t41_forged_child(const void *arg)
 		    cloned_binary_unmapped_uid());
 }
 
+/* The packaged-path proof: the same inode, and nothing else passes. */
+static void case_exe_is(void)
+{
+	char path[] = "/tmp/cbtest-exe-is-XXXXXX", link[64];
+	int exe, r;
+
+	exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	if (exe < 0)
+		die("open /proc/self/exe: %m");
+	r = cloned_binary_exe_is(exe, "/proc/self/exe");
+	if (r != 1)
+		die("our own exe: got %d, want 1", r);
+	/* A copy of the same bytes is another file. */
+	if (mkstemp(path) < 0)
+		die("mkstemp: %m");
+	r = cloned_binary_exe_is(exe, path);
+	if (r != 0)
+		die("another file: got %d, want 0", r);
+	/* A symlink to it is followed (the path names where it is installed). */
+	(void)snprintf(link, sizeof(link), "%s.link", path);
+	if (symlink("/proc/self/exe", link) < 0)
+		die("symlink: %m");
+	r = cloned_binary_exe_is(exe, link);
+	(void)unlink(link);
+	(void)unlink(path);
+	if (r != 1)
+		die("a link to our exe: got %d, want 1", r);
+	if ((r = cloned_binary_exe_is(exe, path)) != 0)
+		die("a path that is gone: got %d, want 0", r);
+	if ((r = cloned_binary_exe_is(exe, "relative")) != -EINVAL)
+		die("a relative path: got %d, want -EINVAL", r);
+	if ((r = cloned_binary_exe_is(exe, "/")) != 0)
+		die("a directory: got %d, want 0", r);
+	(void)close(exe);
+	if ((r = cloned_binary_exe_is(exe, "/proc/self/exe")) != -EBADF)
+		die("a closed fd: got %d, want -EBADF", r);
+}
+
 static void case_overlay_overflow_uid(void)
 {
 	char file[128], dir[128];
@@ -1766,6 +1804,7 @@ static const struct {
 	{"overlay_trust_rules", case_overlay_trust_rules},
 	{"overlay_owner_not_sealed", case_overlay_owner_not_sealed},
 	{"overlay_overflow_uid", case_overlay_overflow_uid},
+	{"exe_is", case_exe_is},
 	{"overlay_untrusted_fs_dir", case_overlay_untrusted_fs_dir},
 	{"proof_fails_closed", case_proof_fails_closed},
 	{"proof_documented_cases", case_proof_documented_cases},

@@ -222,6 +222,8 @@ remove_subids() {
 #                           with xdg/ (XDG_RUNTIME_DIR), home/ and
 #                           runc-debug.log
 #   $PODMAN_T/rootless-bin/patched-debug/runc  the patched runc with --debug
+#   $PODMAN_T/rootless-bin/packaged-debug/runc  /usr/sbin/runc with --debug,
+#                           for rpodman with RPODMAN_PACKAGED_RUNC
 podman_stage() {
 	PODMAN_T=$(mktemp -d /tmp/podman-bats.XXXXXX)
 	chmod 0755 "$PODMAN_T"
@@ -263,6 +265,9 @@ EOF
 	# needs no wrapper; the patched one gets --debug.
 	mkdir -p "$d/rootless-bin/patched-debug"
 	write_logging_runc "$d/rootless-bin/patched-debug/runc" "$d/bin/runc" \
+		"$d/rootless/runc-debug.log" --debug
+	mkdir -p "$d/rootless-bin/packaged-debug"
+	write_logging_runc "$d/rootless-bin/packaged-debug/runc" /usr/sbin/runc \
 		"$d/rootless/runc-debug.log" --debug
 	write_containers_conf "$d/rootless/containers.conf" "$PODMAN_STOCK_RUNC"
 	write_storage_conf "$d/rootless"
@@ -429,6 +434,10 @@ rpodman() {
 	# namespace's init and runs setpriv as a child (see kill_after).
 	kill_after "${PODMAN_TIMEOUT:-300}" unshare --pid --fork --kill-child --mount-proc -- sh -c '
 		[ "$0" = inherit ] || echo "$0" >/proc/sys/vm/memfd_noexec || exit 125
+		# RPODMAN_PACKAGED_RUNC=FILE: FILE at the packaged path
+		# /usr/sbin/runc, in this mount namespace only.
+		[ -z "${RPODMAN_PACKAGED_RUNC:-}" ] ||
+			mount --bind "$RPODMAN_PACKAGED_RUNC" /usr/sbin/runc || exit 125
 		# crun (crun.bats) refuses a hybrid cgroup layout: v1 alone.
 		[ -z "${RPODMAN_CGROUP_V1:-}" ] || ! mountpoint -q /sys/fs/cgroup/unified ||
 			umount /sys/fs/cgroup/unified || exit 125
@@ -456,6 +465,7 @@ rootless_run_opts() {
 	case "$1" in
 	stock) RUN_OPTS+=(--runtime "$PODMAN_STOCK_RUNC") ;;
 	patched) RUN_OPTS+=(--runtime "$PODMAN_T/rootless-bin/patched-debug/runc") ;;
+	packaged) RUN_OPTS+=(--runtime "$PODMAN_T/rootless-bin/packaged-debug/runc") ;;
 	*) echo "rootless_run_opts: unknown runtime '$1'" >&2; return 1 ;;
 	esac
 }

@@ -229,7 +229,33 @@ assert_joined_refusal() {
 	assert_rootless_clean
 }
 
-@test "rootless podman, patched runc: levels 0, 1 and 2, runc init runs from a sealed clone" {
+@test "rootless podman, patched runc at the packaged path: levels 0, 1 and 2, runc init runs from the overlay, no copy" {
+	podman_requires podman-rootless patched-runc || return 1
+	rootless_run_opts packaged
+	local level log="$PODMAN_T/rootless/runc-debug.log"
+	for level in 0 1 2; do
+		echo "level: $level" >&2 # shown if this row fails
+		: >"$log"
+		chown "$TEST_USER:" "$log" # runc appends as the user
+		# Our runc at /usr/sbin/runc, where its package installs it, in
+		# the session's mount namespace alone.
+		RPODMAN_PACKAGED_RUNC="$PODMAN_T/bin/runc" run rpodman "$level" run --rm \
+			"${RUN_OPTS[@]}" "$PODMAN_IMAGE" sh -c "$PROBES"
+		assert_success
+		assert_memfd_level "$level"
+		# No copy at any level: the binary itself, from a detached
+		# read-only overlay that runc (root of podman's user
+		# namespace) makes itself and starts runc init from.  Root's
+		# file shows as the overflow uid there, like any unmapped
+		# user's: the packaged path is what proves it root's.
+		with_output "$(cat "$log")" assert_output --partial '"msg":"cloned_binary: using overlay"'
+		with_output "$(cat "$log")" \
+			assert_line --regexp '"msg":"nsexec\[[0-9]+\]: cloned_binary: running from sealed clone"'
+	done
+	assert_rootless_clean
+}
+
+@test "rootless podman, patched runc elsewhere: its owner shows as the overflow uid, so runc init runs from a sealed copy, at levels 0, 1 and 2" {
 	podman_requires podman-rootless patched-runc || return 1
 	rootless_run_opts patched
 	local level log="$PODMAN_T/rootless/runc-debug.log"
@@ -241,10 +267,13 @@ assert_joined_refusal() {
 			sh -c "$PROBES"
 		assert_success
 		assert_memfd_level "$level"
-		# No copy at any level: the binary itself, from a detached
-		# read-only overlay that runc (root of podman's user
-		# namespace) makes itself and starts runc init from.
-		with_output "$(cat "$log")" assert_output --partial '"msg":"cloned_binary: using overlay"'
+		# Root's runc under /tmp shows as the overflow uid inside
+		# podman's user namespace, as another user's would: no overlay
+		# (the reason is logged), a sealed copy instead.
+		with_output "$(cat "$log")" assert_output --partial 'the overflow uid'
+		with_output "$(cat "$log")" refute_output --partial '"msg":"cloned_binary: using overlay"'
+		with_output "$(cat "$log")" \
+			assert_output --regexp '"msg":"(nsexec\[[0-9]+\]: )?cloned_binary: using (memfd-exec|tmpfile)"'
 		with_output "$(cat "$log")" \
 			assert_line --regexp '"msg":"nsexec\[[0-9]+\]: cloned_binary: running from sealed clone"'
 	done

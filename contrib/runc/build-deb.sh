@@ -27,8 +27,8 @@
 #    (dpkg-source applies them with fuzz 0);
 #  - the loader's C sources and the series' Go files copied where
 #    debian/rules builds them (runc_series_install in contrib/lib.sh);
-#  - the Build-Depends the loader adds (libyajl-dev, libcap-dev,
-#    libseccomp-dev, pkgconf), `runc --version` naming the loader, and a
+#  - the Build-Depends the loader needs (libseccomp-dev, pkgconf: Debian's
+#    runc has them already), `runc --version` naming the loader, and a
 #    changelog entry whose version (Debian's + "+memfdtoolkit1") sorts
 #    above Debian's, so that the package installs over Debian's runc as an
 #    upgrade;
@@ -37,7 +37,10 @@
 #    import runc), without runc's own test suite (nocheck: it needs
 #    privileges a package build lacks; tests/bats/packager.bats and the
 #    suite roots' tests test the package instead);
-#  - lintian on the result: any error fails the build.
+#  - lintian on the result: any error fails the build;
+#  - the package's Depends compared with Debian's runc of that version
+#    (`apt-cache show`, on the host or in the suite's root): anything but
+#    the same (libc6, libseccomp2, with their versions) fails the build.
 # Nothing is written outside build/deb/SUITE/ (and build/roots/); the
 # source tree and the suite's build root are removed afterwards (KEEP=1
 # keeps them).
@@ -152,15 +155,15 @@ done
 # The sources our patches call, where debian/rules builds them.
 runc_series_install "$series" "$src"
 
-# What the loader adds to the build (only what Debian's list lacks: a
-# package named twice is an error to lintian), and the loader in
-# --version.
+# What the loader needs to build (only what Debian's list lacks: a
+# package named twice is an error to lintian; runc's has both), and the
+# loader in --version.
 add=
-for p in libcap-dev libseccomp-dev libyajl-dev pkgconf; do
+for p in libseccomp-dev pkgconf; do
 	grep -Eq "^[[:space:]]*(Build-Depends:)?[[:space:]]*$p([[:space:],(]|$)" "$src/debian/control" || add="$add $p,"
 done
 [ -z "$add" ] || sed -i "0,/^Build-Depends:/s/^Build-Depends:/Build-Depends:$add/" "$src/debian/control"
-grep -q 'libyajl-dev' "$src/debian/control" ||
+grep -q 'libseccomp-dev' "$src/debian/control" ||
 	die "cannot add the loader's Build-Depends to Debian's debian/control"
 loader="loader: sealed W^X (memfd-toolkit $LOADER_VERSION)"
 # -X main.gitCommit=$(DEB_VERSION) gains the loader, in every form of
@@ -205,6 +208,13 @@ in_root lintian --allow-root --fail-on error "$deb" >"$OUTDIR/lintian.log" 2>&1 
 	cat "$OUTDIR/lintian.log" >&2
 	die "lintian finds errors in $deb (log: $OUTDIR/lintian.log)"
 }
+# Exactly the Depends of Debian's own runc of this version: the loader
+# adds no library (nsexec/ links libseccomp alone, which runc links).
+ours=$(dpkg-deb -f "$WORK/$deb" Depends)
+stock=$(in_root apt-cache show "runc=$version" 2>/dev/null | sed -n 's/^Depends: //p' | head -n1)
+[ -n "$stock" ] || die "cannot read the Depends of Debian's runc $version (apt-cache show runc=$version, $suite)"
+[ "$ours" = "$stock" ] || die "$deb depends on '$ours', but Debian's runc $version on '$stock': the loader must add no dependency"
+echo "build-deb.sh: Depends: $ours (Debian's runc $version: the same)"
 made=$(sed -n '/^Files:/,/^[^ ]/s/^ [0-9a-f]\{32\} [0-9]* [^ ]* [^ ]* //p' "$WORK/$changes")
 for f in $changes $made; do
 	mv -f "$WORK/$f" "$OUTDIR/"

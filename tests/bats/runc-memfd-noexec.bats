@@ -318,6 +318,82 @@ assert_nothing_left() {
 	done
 }
 
+# procfs_zero: a host sysctl file that reads 0 now, for a spoof: the
+# issue's laptop_mode where it does, else another vm sysctl at 0.  Only
+# ever read through the spoofs below, never written.
+procfs_zero() {
+	local f
+	for f in laptop_mode oom_kill_allocating_task panic_on_oom; do
+		if [ "$(cat "/proc/sys/vm/$f" 2>/dev/null)" = 0 ]; then
+			echo "$f"
+			return 0
+		fi
+	done
+	fail "no sysctl of /proc/sys/vm reads 0 here to spoof with"
+}
+
+# The spoofs of the level that decides the MFD_HUGETLB rule: a procfs file
+# that holds 0 where the container's /proc/sys/vm/memfd_noexec is read.
+# runc reads the level through the fd nsexec's stage-0 opened on its own
+# procfs before any namespace or mount of the container, so neither fools
+# it.  Without huge pages reserved, memfd_create(MFD_HUGETLB) succeeds
+# unless the rule refuses it (only a later mmap needs the pages).
+@test "spoof: annotation 2, the image's /proc/sys/vm/memfd_noexec a symlink to a procfs file holding 0 (procfs at /realproc): MFD_HUGETLB still gets EPERM" {
+	as rootful
+	local zero
+	zero="$(procfs_zero)" || return 1
+	# The image: no procfs at /proc, whose sys/vm/memfd_noexec links to
+	# the config's procfs at /realproc (self and thread-self too, which
+	# runc init uses).
+	cp -a "$ROOTFS" "$T/spoof-rootfs"
+	mkdir -p "$T/spoof-rootfs/proc/sys/vm"
+	ln -s "/realproc/sys/vm/$zero" "$T/spoof-rootfs/proc/sys/vm/memfd_noexec"
+	ln -s /realproc/self "$T/spoof-rootfs/proc/self"
+	ln -s /realproc/thread-self "$T/spoof-rootfs/proc/thread-self"
+	bundle b ".annotations.memfd_noexec = \"2\" | .root.path = \"$T/spoof-rootfs\" |
+		.mounts |= map(if .destination == \"/proc\" then .destination = \"/realproc\" else . end)" \
+		/bin/sh -c 'cat /proc/sys/vm/memfd_noexec; memfdprobe hugetlb; memfdprobe exec'
+	run at_level --proc 0 "$T/runc" --debug run -b "$T/b" "$ID" </dev/null
+	assert_success
+	# The spoof is in place: the container's path reads 0 ...
+	assert_line 0
+	# ... its level is 2 (MFD_EXEC refused), and so is the rule's.
+	assert_line --regexp '^memfdprobe: flags=exec result=EACCES'
+	assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	assert_line --partial 'vm.memfd_noexec=2 here, asked for 2: memfd_create(MFD_HUGETLB) refused (seccomp)'
+	assert_nothing_left
+}
+
+@test "spoof: the container binds a procfs file holding 0 over /proc/sys/vm/memfd_noexec (CAP_SYS_ADMIN in its user namespace): a later runc exec still gets EPERM" {
+	as rootful
+	local zero
+	zero="$(procfs_zero)" || return 1
+	bundle u ".annotations.memfd_noexec = \"2\" | $USERNS |
+		.process.capabilities |= with_entries(.value += [\"CAP_SYS_ADMIN\"])" \
+		/bin/sh -c "busybox mount --bind /proc/sys/vm/$zero /proc/sys/vm/memfd_noexec && echo bound; exec sleep 60"
+	run at_level --proc 0 sh -ec '
+		"$T/runc" create -b "$T/u" "$ID" </dev/null >"$T/init.out" 2>&1
+		"$T/runc" start "$ID"
+		i=0
+		until grep -q "^bound$" "$T/init.out"; do
+			i=$((i + 1))
+			[ $i -lt 100 ] || { echo "the container did not bind: $(cat "$T/init.out")"; exit 1; }
+			sleep 0.1
+		done
+		echo ---- exec
+		"$T/runc" --debug exec "$ID" /bin/sh -c "cat /proc/sys/vm/memfd_noexec; memfdprobe exec; memfdprobe hugetlb" 2>&1
+		"$T/runc" delete -f "$ID"'
+	assert_success
+	local exec_out="${output#*---- exec}"
+	# The spoof is in place for the exec'd process: its path reads 0 ...
+	with_output "$exec_out" assert_line 0
+	# ... its level is 2, and so is the rule's.
+	with_output "$exec_out" assert_line --regexp '^memfdprobe: flags=exec result=EACCES'
+	with_output "$exec_out" assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	with_output "$exec_out" assert_line --partial 'vm.memfd_noexec=2 here, asked for 2: memfd_create(MFD_HUGETLB) refused (seccomp)'
+	assert_nothing_left
+}
+
 @test "rootless, annotation 2: memfd_create(MFD_HUGETLB) fails with EPERM" {
 	requires user userns
 	as rootless

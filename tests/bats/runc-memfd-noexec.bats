@@ -362,6 +362,18 @@ procfs_zero() {
 	assert_line 'memfdprobe: flags=hugetlb result=EPERM'
 	assert_line --partial 'vm.memfd_noexec=2 here, asked for 2: memfd_create(MFD_HUGETLB) refused (seccomp)'
 	assert_nothing_left
+	# Without a request, at 2 inherited: no request to clamp up to, so
+	# only the fd opened before the container's mounts tells.
+	bundle n ".root.path = \"$T/spoof-rootfs\" |
+		.mounts |= map(if .destination == \"/proc\" then .destination = \"/realproc\" else . end)" \
+		/bin/sh -c 'cat /proc/sys/vm/memfd_noexec; memfdprobe hugetlb; memfdprobe exec'
+	run at_level --proc 2 "$T/runc" --debug run -b "$T/n" "$ID" </dev/null
+	assert_success
+	assert_line 0
+	assert_line --regexp '^memfdprobe: flags=exec result=EACCES'
+	assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	assert_line --partial 'vm.memfd_noexec=2 here: memfd_create(MFD_HUGETLB) refused (seccomp)'
+	assert_nothing_left
 }
 
 @test "spoof: the container binds a procfs file holding 0 over /proc/sys/vm/memfd_noexec (CAP_SYS_ADMIN in its user namespace): a later runc exec still gets EPERM" {
@@ -391,6 +403,29 @@ procfs_zero() {
 	with_output "$exec_out" assert_line --regexp '^memfdprobe: flags=exec result=EACCES'
 	with_output "$exec_out" assert_line 'memfdprobe: flags=hugetlb result=EPERM'
 	with_output "$exec_out" assert_line --partial 'vm.memfd_noexec=2 here, asked for 2: memfd_create(MFD_HUGETLB) refused (seccomp)'
+	assert_nothing_left
+	# Without a request, at 2 inherited: only the fd opened before the
+	# container's mounts tells (there is no request to clamp up to).
+	bundle n "$USERNS | .process.capabilities |= with_entries(.value += [\"CAP_SYS_ADMIN\"])" \
+		/bin/sh -c "busybox mount --bind /proc/sys/vm/$zero /proc/sys/vm/memfd_noexec && echo bound; exec sleep 60"
+	run at_level --proc 2 sh -ec '
+		"$T/runc" create -b "$T/n" "$ID" </dev/null >"$T/init.out" 2>&1
+		"$T/runc" start "$ID"
+		i=0
+		until grep -q "^bound$" "$T/init.out"; do
+			i=$((i + 1))
+			[ $i -lt 100 ] || { echo "the container did not bind: $(cat "$T/init.out")"; exit 1; }
+			sleep 0.1
+		done
+		echo ---- exec
+		"$T/runc" --debug exec "$ID" /bin/sh -c "cat /proc/sys/vm/memfd_noexec; memfdprobe exec; memfdprobe hugetlb" 2>&1
+		"$T/runc" delete -f "$ID"'
+	assert_success
+	exec_out="${output#*---- exec}"
+	with_output "$exec_out" assert_line 0
+	with_output "$exec_out" assert_line --regexp '^memfdprobe: flags=exec result=EACCES'
+	with_output "$exec_out" assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	with_output "$exec_out" assert_line --partial 'vm.memfd_noexec=2 here: memfd_create(MFD_HUGETLB) refused (seccomp)'
 	assert_nothing_left
 }
 
@@ -451,6 +486,50 @@ BAD_VALUES=(
 		echo "row: $value" >&2 # shown if the row fails
 		assert_failure 1
 		assert_message "$want"
+		assert_nothing_left
+	done
+}
+
+# What would let runc's encoding/json and another reader (the hook's
+# parser, a policy engine) see different requests: a repeated request key
+# (Go keeps the last, others the first), or a key on the way that Go
+# matches case-insensitively (Unicode folding included) to one of its
+# fields, whose object then decodes into the same field.  Each row: a jq
+# filter for the request, a sed edit of the compact JSON, and what the
+# message must say.
+DUP_ROWS=(
+	'.linux.sysctl["vm.memfd_noexec"] = "2"'
+	's/"vm.memfd_noexec":"2"/&,"vm.memfd_noexec":"0"/'
+	'duplicate key "vm.memfd_noexec" in the object at linux.sysctl'
+	'.linux.sysctl["vm/memfd_noexec"] = "2"'
+	's|"vm/memfd_noexec":"2"|&,"vm/memfd_noexec":"0"|'
+	'duplicate key "vm/memfd_noexec" in the object at linux.sysctl'
+	'.annotations.memfd_noexec = "2"'
+	's/^{/{"Annotations":{"memfd_noexec":"0"},/'
+	'both name "annotations"'
+	'.annotations.memfd_noexec = "2"'
+	's/^{/{"annotation\\u017f":{"memfd_noexec":"0"},/'
+	'both name "annotations"'
+	'.linux.sysctl["vm.memfd_noexec"] = "2"'
+	's/^{/{"LINUX":{"sysctl":{"vm.memfd_noexec":"0"}},/'
+	'both name "linux"'
+	'.linux.sysctl["vm.memfd_noexec"] = "2"'
+	's/"sysctl":{/"Sysctl":{"vm.memfd_noexec":"0"},&/'
+	'both name "sysctl"'
+)
+
+@test "runc refuses a repeated request key, and keys Go folds together on the way to it" {
+	as rootful
+	local i
+	for ((i = 0; i < ${#DUP_ROWS[@]}; i += 3)); do
+		bundle b "${DUP_ROWS[i]}"
+		jq -c . "$T/b/config.json" | sed "${DUP_ROWS[i + 1]}" >"$T/b/c"
+		cmp -s "$T/b/c" <(jq -c . "$T/b/config.json") && fail "row $i: the edit changed nothing"
+		mv "$T/b/c" "$T/b/config.json"
+		run at_level --proc 0 "$T/runc" --log-format json create -b "$T/b" "$ID" </dev/null
+		echo "row: ${DUP_ROWS[i + 1]}" >&2 # shown if the row fails
+		assert_failure 1
+		assert_message "${DUP_ROWS[i + 2]}"
 		assert_nothing_left
 	done
 }

@@ -224,10 +224,10 @@ int runc_memfd_noexec_rule(uint32_t attr)
 	if (asked && level > 2) {
 		if (memfd_noexec_fd >= 0)
 			(void)close(TAKE_FD(memfd_noexec_fd));
-		nsexec_loader_log(
+		log_line(
 			RUNC_LOG_FATAL,
-			"Refusing the annotations[\"" NSEXEC_RUNTIME_ANNOTATION
-			"\"] that runc init was given: it is not \"0\", \"1\" or \"2\", which runc create checked. Was the container's state changed?");
+			"Refusing the annotations[\"%s\"] that runc init was given: it is not \"0\", \"1\" or \"2\", which runc create checked. Was the container's state changed?",
+			NSEXEC_RUNTIME_ANNOTATION);
 		return -EINVAL;
 	}
 	r = nsexec_runtime_hugetlb_rule(TAKE_FD(memfd_noexec_fd),

@@ -180,8 +180,9 @@ suite_mounted() {
 suite_remove() {
 	local dir="$1" left
 	[ -e "$dir" ] || return 0
+	# build/roots may be a link to a shared cache of roots: under it counts.
 	case "$(realpath -m "$dir")" in
-	"$TOP"/build/*) ;;
+	"$TOP"/build/* | "$(realpath -m "$TOP/build/roots")"/*) ;;
 	*) die "refusing to remove $dir: not under $TOP/build" ;;
 	esac
 	left=$(suite_mounted "$dir")

@@ -39,7 +39,8 @@
 #    suite roots' tests test the package instead);
 #  - lintian on the result: any error fails the build;
 #  - the package's Depends compared with Debian's runc of that version
-#    (`apt-cache show`, on the host or in the suite's root): anything but
+#    (`apt-cache show runc`, on the host or in the suite's root, the
+#    binary of that source version, binNMUs included): anything but
 #    the same (libc6, libseccomp2, with their versions) fails the build.
 # Nothing is written outside build/deb/SUITE/ (and build/roots/); the
 # source tree and the suite's build root are removed afterwards (KEEP=1
@@ -211,8 +212,13 @@ in_root lintian --allow-root --fail-on error "$deb" >"$OUTDIR/lintian.log" 2>&1 
 # Exactly the Depends of Debian's own runc of this version: the loader
 # adds no library (nsexec/ links libseccomp alone, which runc links).
 ours=$(dpkg-deb -f "$WORK/$deb" Depends)
-stock=$(in_root apt-cache show "runc=$version" 2>/dev/null | sed -n 's/^Depends: //p' | head -n1)
-[ -n "$stock" ] || die "cannot read the Depends of Debian's runc $version (apt-cache show runc=$version, $suite)"
+# The archive's binary may carry a binNMU suffix (trixie: 1.1.15+ds1-2+b4).
+stock=$(in_root apt-cache show runc 2>/dev/null | awk -v v="$version" '
+	/^Version: / { ver = $2 }
+	/^Depends: / { dep = substr($0, 10) }
+	/^$/ { if (ver == v || index(ver, v "+b") == 1) { print dep; exit } ver = dep = "" }
+	END { if (ver == v || index(ver, v "+b") == 1) print dep }' | head -n1)
+[ -n "$stock" ] || die "cannot read the Depends of Debian's runc $version (apt-cache show runc, $suite)"
 [ "$ours" = "$stock" ] || die "$deb depends on '$ours', but Debian's runc $version on '$stock': the loader must add no dependency"
 echo "build-deb.sh: Depends: $ours (Debian's runc $version: the same)"
 made=$(sed -n '/^Files:/,/^[^ ]/s/^ [0-9a-f]\{32\} [0-9]* [^ ]* [^ ]* //p' "$WORK/$changes")

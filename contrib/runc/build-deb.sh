@@ -4,7 +4,13 @@
 # Rebuilds a Debian release's runc package with the toolkit's loader and
 # policy: build/deb/SUITE/runc_VERSION+memfdtoolkit1_ARCH.deb.
 #
-#   contrib/runc/build-deb.sh [--suite bookworm|trixie|sid] [--version V]
+#   contrib/runc/build-deb.sh [--suite bookworm|trixie|sid] [--version V] [--stock]
+#
+# --stock builds Debian's runc unchanged, the same way, into
+# build/deb/SUITE/stock/: the package ours is compared with where the
+# archive's binary was built against older libraries than the suite's
+# root has now (sid's runc 1.3.6 against libseccomp 2.5; rebuilt today,
+# Debian's Go binding takes libseccomp 2.6's symbols, ours or not).
 #
 # Each suite has one runc version, and the series made for it:
 #
@@ -52,7 +58,7 @@ PROG=build-deb.sh
 . "$(dirname "$0")/../lib.sh"
 
 SUFFIX=+memfdtoolkit1
-suite=bookworm want=
+suite=bookworm want='' stock=0
 
 usage() {
 	echo "usage: contrib/runc/build-deb.sh [--suite bookworm|trixie|sid] [--version VERSION]"
@@ -71,6 +77,7 @@ while [ $# -gt 0 ]; do
 		shift 2
 		;;
 	--version=*) want=${1#*=} && shift ;;
+	--stock) stock=1 && shift ;;
 	-h | --help) usage && exit 0 ;;
 	*) usage >&2 && die "unknown argument '$1'" ;;
 	esac
@@ -87,11 +94,13 @@ fi
 [ -d "$HERE/$series/patches" ] || die "the series for $suite, contrib/runc/$series/, is not there (its patches/ is missing)"
 
 OUTDIR=$TOP/build/deb/$suite
+[ "$stock" = 0 ] || OUTDIR=$OUTDIR/stock
 LOADER_VERSION=$(sed -n 's/^project(memfd-toolkit VERSION \([^ )]*\).*/\1/p' "$TOP/CMakeLists.txt")
 [ -n "$LOADER_VERSION" ] || die "cannot read the version from $TOP/CMakeLists.txt"
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
 new=$version$SUFFIX
-dpkg --compare-versions "$new" gt "$version" || die "$new does not sort above $version"
+[ "$stock" = 0 ] || new=$version
+[ "$stock" = 1 ] || dpkg --compare-versions "$new" gt "$version" || die "$new does not sort above $version"
 # The toolkit's maintainer signs the rebuild (ours, from debian/control).
 maintainer=$(sed -n 's/^Maintainer: //p' "$TOP/debian/control")
 [ -n "$maintainer" ] || die "no Maintainer: in $TOP/debian/control"
@@ -121,6 +130,7 @@ else
 	# In a root of the suite, entered by suite_run (contrib/lib.sh), where
 	# the build tree is /src.
 	ROOT=$TOP/build/roots/$suite-build
+	[ "$stock" = 0 ] || ROOT=$ROOT-stock
 	suite_unpack "$suite" "$ROOT"
 	WORK=$ROOT/src
 	mkdir -p "$WORK"
@@ -148,6 +158,7 @@ fi
 got=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
 [ "$got" = "$version" ] || die "apt-get source runc=$version gave $got"
 
+if [ "$stock" = 0 ]; then
 # The quilt series: Debian's, then ours.
 for p in "$HERE/$series"/patches/*.patch; do
 	cp "$p" "$src/debian/patches/memfd-toolkit-$(basename "$p")"
@@ -186,6 +197,8 @@ grep -qF "$loader" "$src/debian/rules" || die "cannot name the loader in Debian'
 } >"$src/debian/changelog.new"
 mv "$src/debian/changelog.new" "$src/debian/changelog"
 
+fi
+
 tree=${src#"$WORK"/}
 if [ -n "$ROOT" ]; then
 	# Debian's Build-Depends are in the root already; ours come now.
@@ -211,16 +224,27 @@ in_root lintian --allow-root --fail-on error "$deb" >"$OUTDIR/lintian.log" 2>&1 
 }
 # Exactly the Depends of Debian's own runc of this version: the loader
 # adds no library (nsexec/ links libseccomp alone, which runc links).
+# Debian's package rebuilt here without the series (--stock), where it
+# was; else the archive's binary of that source version (binNMUs too:
+# trixie's is 1.1.15+ds1-2+b4).
 ours=$(dpkg-deb -f "$WORK/$deb" Depends)
-# The archive's binary may carry a binNMU suffix (trixie: 1.1.15+ds1-2+b4).
-stock=$(in_root apt-cache show runc 2>/dev/null | awk -v v="$version" '
-	/^Version: / { ver = $2 }
-	/^Depends: / { dep = substr($0, 10) }
-	/^$/ { if (ver == v || index(ver, v "+b") == 1) { print dep; exit } ver = dep = "" }
-	END { if (ver == v || index(ver, v "+b") == 1) print dep }' | head -n1)
-[ -n "$stock" ] || die "cannot read the Depends of Debian's runc $version (apt-cache show runc, $suite)"
-[ "$ours" = "$stock" ] || die "$deb depends on '$ours', but Debian's runc $version on '$stock': the loader must add no dependency"
-echo "build-deb.sh: Depends: $ours (Debian's runc $version: the same)"
+stock_deb=$(find "$TOP/build/deb/$suite/stock" -maxdepth 1 -name "runc_${version#*:}_$arch.deb" 2>/dev/null | head -n1)
+if [ "$stock" = 1 ]; then
+	stock_from='' dep_stock=$ours
+elif [ -n "$stock_deb" ]; then
+	stock_from="Debian's runc $version rebuilt here without the series"
+	dep_stock=$(dpkg-deb -f "$stock_deb" Depends)
+else
+	stock_from="Debian's runc $version"
+	dep_stock=$(in_root apt-cache show runc 2>/dev/null | awk -v v="$version" '
+		/^Version: / { ver = $2 }
+		/^Depends: / { dep = substr($0, 10) }
+		/^$/ { if (ver == v || index(ver, v "+b") == 1) { print dep; exit } ver = dep = "" }
+		END { if (ver == v || index(ver, v "+b") == 1) print dep }' | head -n1)
+fi
+[ -n "$dep_stock" ] || die "cannot read the Depends of Debian's runc $version (apt-cache show runc, $suite)"
+[ "$ours" = "$dep_stock" ] || die "$deb depends on '$ours', but $stock_from on '$dep_stock': the loader must add no dependency"
+[ "$stock" = 1 ] || echo "build-deb.sh: Depends: $ours ($stock_from: the same)"
 made=$(sed -n '/^Files:/,/^[^ ]/s/^ [0-9a-f]\{32\} [0-9]* [^ ]* [^ ]* //p' "$WORK/$changes")
 for f in $changes $made; do
 	mv -f "$WORK/$f" "$OUTDIR/"

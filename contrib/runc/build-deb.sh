@@ -228,7 +228,9 @@ in_root lintian --allow-root --fail-on error "$deb" >"$OUTDIR/lintian.log" 2>&1 
 # was; else the archive's binary of that source version (binNMUs too:
 # trixie's is 1.1.15+ds1-2+b4).
 ours=$(dpkg-deb -f "$WORK/$deb" Depends)
-stock_deb=$(find "$TOP/build/deb/$suite/stock" -maxdepth 1 -name "runc_${version#*:}_$arch.deb" 2>/dev/null | head -n1)
+stock_deb=
+[ ! -d "$TOP/build/deb/$suite/stock" ] ||
+	stock_deb=$(find "$TOP/build/deb/$suite/stock" -maxdepth 1 -name "runc_${version#*:}_$arch.deb" | head -n1)
 if [ "$stock" = 1 ]; then
 	stock_from='' dep_stock=$ours
 elif [ -n "$stock_deb" ]; then

@@ -343,13 +343,14 @@ procfs_zero() {
 	local zero
 	zero="$(procfs_zero)" || return 1
 	# The image: no procfs at /proc, whose sys/vm/memfd_noexec links to
-	# the config's procfs at /realproc (self and thread-self too, which
-	# runc init uses).
+	# the config's procfs at /realproc (self, thread-self and sys/kernel
+	# too, which runc init uses: 1.3 reads kernel/cap_last_cap).
 	cp -a "$ROOTFS" "$T/spoof-rootfs"
 	mkdir -p "$T/spoof-rootfs/proc/sys/vm"
 	ln -s "/realproc/sys/vm/$zero" "$T/spoof-rootfs/proc/sys/vm/memfd_noexec"
 	ln -s /realproc/self "$T/spoof-rootfs/proc/self"
 	ln -s /realproc/thread-self "$T/spoof-rootfs/proc/thread-self"
+	ln -s /realproc/sys/kernel "$T/spoof-rootfs/proc/sys/kernel"
 	bundle b ".annotations.memfd_noexec = \"2\" | .root.path = \"$T/spoof-rootfs\" |
 		.mounts |= map(if .destination == \"/proc\" then .destination = \"/realproc\" else . end)" \
 		/bin/sh -c 'cat /proc/sys/vm/memfd_noexec; memfdprobe hugetlb; memfdprobe exec'

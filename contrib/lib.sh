@@ -256,8 +256,9 @@ exit "$?"
 
 # runc_series_install SERIES TREE: into the runc source tree TREE, for
 # the series contrib/runc/SERIES/:
-#  - the four library folders whole (cloned_binary, common, nsexec,
-#    policy: their *.[ch]) into libcontainer/nsenter/, with the shared shim
+#  - the three library folders a runtime takes whole (cloned_binary,
+#    common, nsexec: their *.[ch]; never policy/, whose yajl and libcap
+#    runc's package lacks) into libcontainer/nsenter/, with the shared shim
 #    and header (contrib/runc/runc_loader_shim.c, runc_memfd_toolkit.h),
 #    or the series' own nsenter/*.[ch] where it has them (a file there
 #    overrides the shared one of the same name);
@@ -270,7 +271,7 @@ runc_series_install() {
 	local dir="$TOP/contrib/runc/$series" nsenter="$2/libcontainer/nsenter"
 	[ -d "$dir/patches" ] || die "no series $dir (its patches/ is missing)"
 	rm -f "$nsenter/cloned_binary.c"
-	local -a files=("$TOP"/{cloned_binary,common,nsexec,policy}/*.[ch])
+	local -a files=("$TOP"/{cloned_binary,common,nsexec}/*.[ch])
 	for f in "$TOP"/contrib/runc/runc_loader_shim.c "$TOP"/contrib/runc/runc_memfd_toolkit.h; do
 		[ -e "$dir/nsenter/$(basename "$f")" ] || files+=("$f")
 	done

@@ -4,7 +4,13 @@
 # Rebuilds a Debian release's runc package with the toolkit's loader and
 # policy: build/deb/SUITE/runc_VERSION+memfdtoolkit1_ARCH.deb.
 #
-#   contrib/runc/build-deb.sh [--suite bookworm|trixie|sid] [--version V]
+#   contrib/runc/build-deb.sh [--suite bookworm|trixie|sid] [--version V] [--stock]
+#
+# --stock builds Debian's runc unchanged, the same way, into
+# build/deb/SUITE/stock/: the package ours is compared with where the
+# archive's binary was built against older libraries than the suite's
+# root has now (sid's runc 1.3.6 against libseccomp 2.5; rebuilt today,
+# Debian's Go binding takes libseccomp 2.6's symbols, ours or not).
 #
 # Each suite has one runc version, and the series made for it:
 #
@@ -27,8 +33,8 @@
 #    (dpkg-source applies them with fuzz 0);
 #  - the loader's C sources and the series' Go files copied where
 #    debian/rules builds them (runc_series_install in contrib/lib.sh);
-#  - the Build-Depends the loader adds (libyajl-dev, libcap-dev,
-#    libseccomp-dev, pkgconf), `runc --version` naming the loader, and a
+#  - the Build-Depends the loader needs (libseccomp-dev, pkgconf: Debian's
+#    runc has them already), `runc --version` naming the loader, and a
 #    changelog entry whose version (Debian's + "+memfdtoolkit1") sorts
 #    above Debian's, so that the package installs over Debian's runc as an
 #    upgrade;
@@ -37,7 +43,11 @@
 #    import runc), without runc's own test suite (nocheck: it needs
 #    privileges a package build lacks; tests/bats/packager.bats and the
 #    suite roots' tests test the package instead);
-#  - lintian on the result: any error fails the build.
+#  - lintian on the result: any error fails the build;
+#  - the package's Depends compared with Debian's runc of that version
+#    (`apt-cache show runc`, on the host or in the suite's root, the
+#    binary of that source version, binNMUs included): anything but
+#    the same (libc6, libseccomp2, with their versions) fails the build.
 # Nothing is written outside build/deb/SUITE/ (and build/roots/); the
 # source tree and the suite's build root are removed afterwards (KEEP=1
 # keeps them).
@@ -48,7 +58,7 @@ PROG=build-deb.sh
 . "$(dirname "$0")/../lib.sh"
 
 SUFFIX=+memfdtoolkit1
-suite=bookworm want=
+suite=bookworm want='' stock=0
 
 usage() {
 	echo "usage: contrib/runc/build-deb.sh [--suite bookworm|trixie|sid] [--version VERSION]"
@@ -67,6 +77,7 @@ while [ $# -gt 0 ]; do
 		shift 2
 		;;
 	--version=*) want=${1#*=} && shift ;;
+	--stock) stock=1 && shift ;;
 	-h | --help) usage && exit 0 ;;
 	*) usage >&2 && die "unknown argument '$1'" ;;
 	esac
@@ -83,11 +94,13 @@ fi
 [ -d "$HERE/$series/patches" ] || die "the series for $suite, contrib/runc/$series/, is not there (its patches/ is missing)"
 
 OUTDIR=$TOP/build/deb/$suite
+[ "$stock" = 0 ] || OUTDIR=$OUTDIR/stock
 LOADER_VERSION=$(sed -n 's/^project(memfd-toolkit VERSION \([^ )]*\).*/\1/p' "$TOP/CMakeLists.txt")
 [ -n "$LOADER_VERSION" ] || die "cannot read the version from $TOP/CMakeLists.txt"
 arch=$(dpkg-architecture -qDEB_HOST_ARCH)
 new=$version$SUFFIX
-dpkg --compare-versions "$new" gt "$version" || die "$new does not sort above $version"
+[ "$stock" = 0 ] || new=$version
+[ "$stock" = 1 ] || dpkg --compare-versions "$new" gt "$version" || die "$new does not sort above $version"
 # The toolkit's maintainer signs the rebuild (ours, from debian/control).
 maintainer=$(sed -n 's/^Maintainer: //p' "$TOP/debian/control")
 [ -n "$maintainer" ] || die "no Maintainer: in $TOP/debian/control"
@@ -117,6 +130,7 @@ else
 	# In a root of the suite, entered by suite_run (contrib/lib.sh), where
 	# the build tree is /src.
 	ROOT=$TOP/build/roots/$suite-build
+	[ "$stock" = 0 ] || ROOT=$ROOT-stock
 	suite_unpack "$suite" "$ROOT"
 	WORK=$ROOT/src
 	mkdir -p "$WORK"
@@ -144,6 +158,7 @@ fi
 got=$(dpkg-parsechangelog -l "$src/debian/changelog" -S Version)
 [ "$got" = "$version" ] || die "apt-get source runc=$version gave $got"
 
+if [ "$stock" = 0 ]; then
 # The quilt series: Debian's, then ours.
 for p in "$HERE/$series"/patches/*.patch; do
 	cp "$p" "$src/debian/patches/memfd-toolkit-$(basename "$p")"
@@ -152,15 +167,15 @@ done
 # The sources our patches call, where debian/rules builds them.
 runc_series_install "$series" "$src"
 
-# What the loader adds to the build (only what Debian's list lacks: a
-# package named twice is an error to lintian), and the loader in
-# --version.
+# What the loader needs to build (only what Debian's list lacks: a
+# package named twice is an error to lintian; runc's has both), and the
+# loader in --version.
 add=
-for p in libcap-dev libseccomp-dev libyajl-dev pkgconf; do
+for p in libseccomp-dev pkgconf; do
 	grep -Eq "^[[:space:]]*(Build-Depends:)?[[:space:]]*$p([[:space:],(]|$)" "$src/debian/control" || add="$add $p,"
 done
 [ -z "$add" ] || sed -i "0,/^Build-Depends:/s/^Build-Depends:/Build-Depends:$add/" "$src/debian/control"
-grep -q 'libyajl-dev' "$src/debian/control" ||
+grep -q 'libseccomp-dev' "$src/debian/control" ||
 	die "cannot add the loader's Build-Depends to Debian's debian/control"
 loader="loader: sealed W^X (memfd-toolkit $LOADER_VERSION)"
 # -X main.gitCommit=$(DEB_VERSION) gains the loader, in every form of
@@ -181,6 +196,8 @@ grep -qF "$loader" "$src/debian/rules" || die "cannot name the loader in Debian'
 	cat "$src/debian/changelog"
 } >"$src/debian/changelog.new"
 mv "$src/debian/changelog.new" "$src/debian/changelog"
+
+fi
 
 tree=${src#"$WORK"/}
 if [ -n "$ROOT" ]; then
@@ -205,6 +222,31 @@ in_root lintian --allow-root --fail-on error "$deb" >"$OUTDIR/lintian.log" 2>&1 
 	cat "$OUTDIR/lintian.log" >&2
 	die "lintian finds errors in $deb (log: $OUTDIR/lintian.log)"
 }
+# Exactly the Depends of Debian's own runc of this version: the loader
+# adds no library (nsexec/ links libseccomp alone, which runc links).
+# Debian's package rebuilt here without the series (--stock), where it
+# was; else the archive's binary of that source version (binNMUs too:
+# trixie's is 1.1.15+ds1-2+b4).
+ours=$(dpkg-deb -f "$WORK/$deb" Depends)
+stock_deb=
+[ ! -d "$TOP/build/deb/$suite/stock" ] ||
+	stock_deb=$(find "$TOP/build/deb/$suite/stock" -maxdepth 1 -name "runc_${version#*:}_$arch.deb" | head -n1)
+if [ "$stock" = 1 ]; then
+	stock_from='' dep_stock=$ours
+elif [ -n "$stock_deb" ]; then
+	stock_from="Debian's runc $version rebuilt here without the series"
+	dep_stock=$(dpkg-deb -f "$stock_deb" Depends)
+else
+	stock_from="Debian's runc $version"
+	dep_stock=$(in_root apt-cache show runc 2>/dev/null | awk -v v="$version" '
+		/^Version: / { ver = $2 }
+		/^Depends: / { dep = substr($0, 10) }
+		/^$/ { if (ver == v || index(ver, v "+b") == 1) { print dep; exit } ver = dep = "" }
+		END { if (ver == v || index(ver, v "+b") == 1) print dep }' | head -n1)
+fi
+[ -n "$dep_stock" ] || die "cannot read the Depends of Debian's runc $version (apt-cache show runc, $suite)"
+[ "$ours" = "$dep_stock" ] || die "$deb depends on '$ours', but $stock_from on '$dep_stock': the loader must add no dependency"
+[ "$stock" = 1 ] || echo "build-deb.sh: Depends: $ours ($stock_from: the same)"
 made=$(sed -n '/^Files:/,/^[^ ]/s/^ [0-9a-f]\{32\} [0-9]* [^ ]* [^ ]* //p' "$WORK/$changes")
 for f in $changes $made; do
 	mv -f "$WORK/$f" "$OUTDIR/"

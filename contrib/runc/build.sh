@@ -20,7 +20,7 @@
 #
 # Steps: copy RUNC_SRC into a private GOPATH under build/runc-src/ (wiped
 # every run), delete runc's cloned_binary.c there, copy the library
-# folders cloned_binary/, common/, nsexec/ and policy/ whole, with
+# folders cloned_binary/, common/ and nsexec/ whole, with
 # contrib/runc/runc_loader_shim.c, into libcontainer/nsenter/, copy our new
 # Go files (contrib/runc/SERIES/go/) to their places, apply
 # contrib/runc/SERIES/patches/*.patch in order (any patch that does not apply
@@ -104,9 +104,10 @@ rm -f "$DEST/runc"
 # (ensure_cloned_binary, memfd_create) or its _LIBCONTAINER_CLONED_BINARY
 # variable; runc_loader_shim.c provides ensure_cloned_binary().  cgo
 # compiles every .c file of the package, so the library folders go flat
-# into libcontainer/nsenter/, whole: the loader (cloned_binary/), common/,
-# nsexec/ (the vm.memfd_noexec rules and the service client) and policy/
-# (the config.json parser, the one yajl user), and our new Go files go to
+# into libcontainer/nsenter/, whole: the loader (cloned_binary/), common/
+# and nsexec/ (the runtime interface: the vm.memfd_noexec rules, the
+# MFD_HUGETLB seccomp rule and the service client; runc parses its own
+# config.json, so policy/ and its yajl and libcap stay out), and our new Go files go to
 # their places in runc's tree (contrib/runc/SERIES/go/): the patches only
 # call them.  The programs live in folders of their own and are never
 # copied.  runc_series_install (contrib/lib.sh) never overwrites a file of

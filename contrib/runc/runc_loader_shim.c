@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * runc_loader_shim: connects runc to memfd-toolkit: nsexec.c to the sealed
- * W^X loader, and runc's Go side (through cgo) to the loader, the policy
- * and its seccomp rule.  Everything runc-specific that is C lives here; the
+ * W^X loader and to the runtime interface (nsexec/runtime.h: the level
+ * applied in stage-0, the MFD_HUGETLB rule in stage-2), and runc's Go
+ * side (through cgo) to the loader.  Everything runc-specific that is C lives here; the
  * names both sides use are in runc_memfd_toolkit.h.
  *
  * As runc init, nsexec() calls ensure_cloned_binary() before anything else,
@@ -10,8 +11,8 @@
  * /proc/self/exe (CVE-2019-5736).  contrib/runc/build.sh deletes runc's
  * libcontainer/nsenter/cloned_binary.c and puts this file and
  * runc_memfd_toolkit.h in libcontainer/nsenter/ in its place, with every
- * file of the library folders cloned_binary/, common/, nsexec/ and policy/,
- * flat (so their names must not meet runc's own there, such as escape.c).
+ * file of the library folders cloned_binary/, common/ and nsexec/, flat
+ * (so their names must not meet runc's own there, such as escape.c).
  * runc's bind-mount clone
  * (rootful) and its memfd clone (which vm.memfd_noexec >= 1 breaks) are
  * both gone; every caller gets our loader.
@@ -36,9 +37,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <linux/capability.h>
+#include <sched.h>
+#include <stdarg.h>
 
-#include "memfd-sysctl.h"
+#include "fd-util.h"
+#include "macro.h"
 #include "runc_memfd_toolkit.h"
 
 #ifndef RUNC_LOADER_REQUEST
@@ -47,7 +50,7 @@
 
 static void loader_log_debug(const char *line)
 {
-	nsexec_loader_log(false, line);
+	nsexec_loader_log(RUNC_LOG_DEBUG, line);
 }
 
 /*
@@ -84,7 +87,7 @@ int ensure_cloned_binary(void)
 	if (r < 0) {
 		(void)snprintf(line, sizeof(line), CLONED_BINARY_LOG_PREFIX "%s",
 			       mt_error_message(err));
-		nsexec_loader_log(true, line);
+		nsexec_loader_log(RUNC_LOG_ERROR, line);
 		mt_error_free(&err);
 		errno = -r;
 	}
@@ -155,58 +158,96 @@ int runc_open_sealed_self(int child_fd, char *env, size_t env_size, char *msg, s
 	return fd;
 }
 
-/* The annotation's value as runc's main package left it: exactly "0", "1"
- * or "2", else -EINVAL. */
-static int label_level(const char *level)
+/* ---- vm.memfd_noexec (runtime.h) --------------------------------------- */
+
+static void log_line(int level, const char *fmt, ...) _printf_(2, 3);
+static void log_line(int level, const char *fmt, ...)
 {
-	return mt_memfd_noexec_parse(level);
+	char line[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	(void)vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	nsexec_loader_log(level, line);
 }
 
-uint32_t runc_memfd_noexec_attr(const char *level, const char *const *bounding, size_t n,
-				bool have_bounding)
+/* The sysctl, opened in stage-0 (or the -errno of the open): inherited by
+ * stage-1 and stage-2, read (and closed) by stage-2. */
+static int memfd_noexec_fd = -EBADF;
+
+void runc_memfd_noexec_open(void)
 {
-	int l = label_level(level);
-	uint32_t v = RUNC_MEMFD_NOEXEC_PRESENT;
-	bool keeps = !have_bounding;
+	memfd_noexec_fd = nsexec_runtime_level_open();
+}
 
-	v |= l < 0 ? RUNC_MEMFD_NOEXEC_BAD_LEVEL : (uint32_t)l;
-	for (size_t i = 0; i < n && !keeps; i++) {
-		int c = policy_capability_value(bounding[i]);
+int runc_memfd_noexec_apply(uint32_t attr, uint32_t cloneflags, pid_t stage2_pid)
+{
+	struct nsexec_runtime_request req = {
+		.level = (int)(attr & RUNC_MEMFD_NOEXEC_LEVEL_MASK),
+		.keeps_sys_admin = attr & RUNC_MEMFD_NOEXEC_SYS_ADMIN,
+		.new_userns = cloneflags & CLONE_NEWUSER,
+		.pidns = (cloneflags & CLONE_NEWPID) ? NSEXEC_ORIGIN_CREATED : NSEXEC_ORIGIN_JOINED,
+	};
+	struct mt_error *err = NULL;
+	struct nsexec_result res;
+	int r;
 
-		keeps = c < 0 || c == CAP_SYS_ADMIN;
+	if (!(attr & RUNC_MEMFD_NOEXEC_PRESENT) || !(attr & RUNC_MEMFD_NOEXEC_APPLY))
+		return 0;
+	r = nsexec_runtime_apply(stage2_pid, &req, &res, &err);
+	if (r < 0) {
+		nsexec_loader_log(RUNC_LOG_FATAL, mt_error_message(err));
+		mt_error_free(&err);
+		return r;
 	}
-	return keeps ? v | RUNC_MEMFD_NOEXEC_SYS_ADMIN : v;
+	if (res.joined || res.kept)
+		log_line(RUNC_LOG_WARNING, "vm.memfd_noexec: %s %d (asked for %d)",
+			 res.joined ? "joined a namespace already at" : "kept stricter inherited",
+			 res.after, req.level);
+	else if (res.written)
+		log_line(RUNC_LOG_DEBUG, "vm.memfd_noexec: set %d (was %d)", res.after, res.before);
+	else
+		log_line(RUNC_LOG_DEBUG, "vm.memfd_noexec: already %d", res.after);
+	return 0;
 }
 
-int runc_memfd_noexec_seccomp(const char *level, char *msg, size_t msg_size, struct mt_error **err)
+int runc_memfd_noexec_rule(uint32_t attr)
 {
+	bool asked = attr & RUNC_MEMFD_NOEXEC_PRESENT;
+	int level = (int)(attr & RUNC_MEMFD_NOEXEC_LEVEL_MASK);
+	struct mt_error *err = NULL;
+	char request[32] = "";
 	int effective, r;
 
-	/* The label is runc create's, checked then; a changed one is refused. */
-	if (level && label_level(level) < 0)
-		return mt_error_set(
-			err, -EINVAL,
+	/* runc create checked the level; a changed state is refused. */
+	if (asked && level > 2) {
+		if (memfd_noexec_fd >= 0)
+			(void)close(TAKE_FD(memfd_noexec_fd));
+		log_line(
+			RUNC_LOG_FATAL,
 			"Refusing the annotations[\"%s\"] that runc init was given: it is not \"0\", \"1\" or \"2\", which runc create checked. Was the container's state changed?",
-			POLICY_ANNOTATION);
-	/* The level this process really runs at (stage-0 applied the request
-	 * before this): asked for, inherited or joined. */
-	effective = runc_memfd_noexec_effective();
-	r = 0;
-	if (policy_hugetlb_rule_needed(effective)) {
-		r = policy_seccomp_deny_hugetlb_memfd(err);
-		if (r < 0)
-			return r;
-		r = 1;
+			NSEXEC_RUNTIME_ANNOTATION);
+		return -EINVAL;
 	}
+	r = nsexec_runtime_hugetlb_rule(TAKE_FD(memfd_noexec_fd),
+					asked ? level : NSEXEC_RUNTIME_LEVEL_NONE, &effective,
+					&err);
+	if (r < 0) {
+		nsexec_loader_log(RUNC_LOG_FATAL, mt_error_message(err));
+		mt_error_free(&err);
+		return r;
+	}
+	if (asked)
+		(void)snprintf(request, sizeof(request), ", asked for %d", level);
 	if (effective >= 0)
-		(void)snprintf(msg, msg_size, "vm.memfd_noexec=%d here%s%s: %s", effective,
-			       level ? ", asked for " : "", level ? level : "",
-			       r > 0 ? "memfd_create(MFD_HUGETLB) refused (seccomp)"
-				     : "no MFD_HUGETLB rule needed");
+		log_line(RUNC_LOG_DEBUG, "vm.memfd_noexec=%d here%s: %s", effective, request,
+			 r > 0 ? "memfd_create(MFD_HUGETLB) refused (seccomp)"
+			       : "no MFD_HUGETLB rule needed");
 	else
-		(void)snprintf(msg, msg_size, "vm.memfd_noexec unreadable here (%s): %s",
-			       strerror(-effective),
-			       r > 0 ? "memfd_create(MFD_HUGETLB) refused (seccomp), to be safe"
-				     : "no MFD_HUGETLB rule needed (this kernel has no levels)");
-	return r;
+		log_line(RUNC_LOG_DEBUG, "vm.memfd_noexec unreadable here (%s): %s",
+			 strerror(-effective),
+			 r > 0 ? "memfd_create(MFD_HUGETLB) refused (seccomp), to be safe"
+			       : "no MFD_HUGETLB rule needed (this kernel has no levels)");
+	return 0;
 }

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * runc_memfd_toolkit.h: what runc's patched nsexec.c, runc_loader_shim.c
- * and our Go files (through cgo, as C.RUNC_..., C.POLICY_...) share, each
+ * and our Go files (through cgo, as C.RUNC_..., C.NSEXEC_...) share, each
  * written once.  contrib/runc/build.sh copies it into
  * libcontainer/nsenter/ with the library folders' headers.
  *
- * The names that come from the library folders themselves:
- *   POLICY_ANNOTATION, POLICY_SYSCTL, POLICY_SYSCTL_SLASH   (policy.h)
+ * runc parses config.json itself (encoding/json, once) and hands the
+ * library values through nsexec/runtime.h, the interface every runtime
+ * calls.  The names that come from the library folders themselves:
+ *   NSEXEC_RUNTIME_ANNOTATION, NSEXEC_RUNTIME_SYSCTL,
+ *   NSEXEC_RUNTIME_SYSCTL_SLASH, NSEXEC_RUNTIME_MAX_VALUE   (runtime.h)
  *   CLONED_BINARY_REEXEC_ENV, CLONED_BINARY_REEXEC_FD,
- *   CLONED_BINARY_LOG_PREFIX                                 (cloned-binary.h)
- *   POLICY_HUGETLB_MEMFD_ERRNO                               (seccomp-rules.h)
+ *   CLONED_BINARY_LOG_PREFIX                               (cloned-binary.h)
  */
 #ifndef RUNC_MEMFD_TOOLKIT_H
 #define RUNC_MEMFD_TOOLKIT_H
@@ -17,29 +19,38 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "cloned-binary.h"
 #include "errors.h"
-#include "nsexec.h"
-#include "policy.h"
-#include "seccomp-rules.h"
+#include "runtime.h"
 
 /*
- * bootstrapData's netlink attribute that carries the level to nsexec, for
- * the container's init only (27290 is MountSourcesAttr in runc 1.1 and
- * TimeOffsetsAttr in 1.2).  Its value: the level, or
- * RUNC_MEMFD_NOEXEC_BAD_LEVEL, which nsexec refuses; | SYS_ADMIN if the
- * container keeps CAP_SYS_ADMIN; | PRESENT.
+ * bootstrapData's netlink attribute that carries the request to nsexec
+ * (27290 is MountSourcesAttr in runc 1.1 and TimeOffsetsAttr in 1.2).  Its
+ * value: the level, or RUNC_MEMFD_NOEXEC_BAD_LEVEL, which nsexec refuses;
+ * | SYS_ADMIN if the container keeps CAP_SYS_ADMIN (runc's own capability
+ * parsing); | APPLY for the container's init (stage-0 applies the level;
+ * runc exec only gets the level, which its rule is clamped up to);
+ * | PRESENT.
  */
 #define RUNC_MEMFD_NOEXEC_ATTR 27291
 #define RUNC_MEMFD_NOEXEC_LEVEL_MASK 0xffU
 #define RUNC_MEMFD_NOEXEC_BAD_LEVEL 0xffU
 #define RUNC_MEMFD_NOEXEC_SYS_ADMIN 0x100U
 #define RUNC_MEMFD_NOEXEC_PRESENT 0x200U
+#define RUNC_MEMFD_NOEXEC_APPLY 0x400U
 
-/* In nsexec.c (patch 0001): the loader's lines go into runc's log pipe. */
+/* runc's nsexec log levels (logrus's, as nsexec numbers them). */
+#define RUNC_LOG_FATAL 1
+#define RUNC_LOG_ERROR 2
+#define RUNC_LOG_WARNING 3
+#define RUNC_LOG_DEBUG 5
+
+/* In nsexec.c (1.1: patch 0001) or runc13_shim.c (1.3, over log.h): lines
+ * into runc init's log pipe, at a RUNC_LOG_ level. */
 bool nsexec_loader_debug(void);
-void nsexec_loader_log(bool error, const char *line);
+void nsexec_loader_log(int level, const char *line);
 
 /* In runc_loader_shim.c. */
 
@@ -47,7 +58,7 @@ void nsexec_loader_log(bool error, const char *line);
 int ensure_cloned_binary(void);
 
 /*
- * For runc's parent (sealed_self.go): this binary on a new detached
+ * For runc's parent (1.1: sealed_self.go): this binary on a new detached
  * read-only overlayfs, for runc init to start from as child_fd.  Returns
  * the fd (O_PATH, O_CLOEXEC) and writes the environment entry that tells
  * runc init so ("_CLONED_BINARY_REEXEC=fd:N") to env; or returns -errno.
@@ -56,38 +67,34 @@ int ensure_cloned_binary(void);
 int runc_open_sealed_self(int child_fd, char *env, size_t env_size, char *msg, size_t msg_size);
 
 /*
- * For bootstrapData (memfd_noexec_linux.go): the attribute's value for the
- * annotation's value (exactly "0", "1" or "2", else BAD_LEVEL) and the
- * container's bounding set.  have_bounding false: none given (crun then
- * leaves the capabilities alone), which counts as keeping CAP_SYS_ADMIN,
- * as does a name policy_capability_value() refuses (runc's main package
- * refused it already).
+ * For nsexec's stage-0, first thing after reading bootstrapData and before
+ * any namespace is joined or created (and so before any of the
+ * container's mounts): opens the sysctl on runc's own procfs
+ * (nsexec_runtime_level_open()), for stage-2 to read.  Init and exec.
  */
-uint32_t runc_memfd_noexec_attr(const char *level, const char *const *bounding, size_t n,
-				bool have_bounding);
+void runc_memfd_noexec_open(void);
 
 /*
- * For runc init (patch 0005), in the container's process before runc's own
- * seccomp filter and before it drops capabilities, for every container and
- * every runc exec: the seccomp rules that go with the level the process
- * really runs at, read in its PID namespace, whether the container asked
- * for it (level: the annotation's value, checked again; NULL: none),
- * inherited it or joined a namespace at it (runc_memfd_noexec_effective();
- * policy_hugetlb_rule_needed(): at 2, or when the level cannot be read,
- * memfd_create(MFD_HUGETLB) fails with EPERM).  msg gets the line to log,
- * the same in every series ("vm.memfd_noexec=N here, asked for M: ...").
- * Returns 1 if it installed them, 0 if none are needed, or -errno with
- * *err set.
+ * For nsexec's stage-0, as soon as it knows stage-2's PID and before
+ * stage-2 (waiting for SYNC_GRANDCHILD) runs any of the container's code:
+ * applies the level of attr (0 or no APPLY bit: nothing to do) with
+ * nsexec_runtime_apply(), by its rules.  cloneflags are the container's
+ * CLONE_NEW* flags (its PID and user namespaces).  Logs the outcome; a
+ * refusal at FATAL, with the reason.  Returns 0 or -errno (stage-0 then
+ * kills its children and exits).
  */
-int runc_memfd_noexec_seccomp(const char *level, char *msg, size_t msg_size, struct mt_error **err);
+int runc_memfd_noexec_apply(uint32_t attr, uint32_t cloneflags, pid_t stage2_pid);
 
 /*
- * The level runc init's PID namespace really has, as
- * policy_memfd_noexec_effective() returns it (0..2 or -errno).  Each
- * series says where it is read: runc 1.1's runc init reads it itself
- * (1.1/nsenter/runc11_shim.c); runc 1.3's nsexec opens the sysctl before
- * it enters any namespace and reads it in stage-2 (runc13_shim.c).
+ * For nsexec's stage-2, right after SYNC_GRANDCHILD (its PID namespace is
+ * final and stage-0 applied the level), for every container's init and
+ * every runc exec: reads the level through the fd stage-0 opened, clamps
+ * it up to attr's level, and installs the MFD_HUGETLB seccomp rule when
+ * needed (nsexec_runtime_hugetlb_rule()), before runc's own filter and
+ * while stage-2 still has CAP_SYS_ADMIN in its user namespace.  Logs
+ * "vm.memfd_noexec=N here[, asked for M]: ..." at debug.  Returns 0 or
+ * -errno, logged at FATAL (stage-2 then bails).
  */
-int runc_memfd_noexec_effective(void);
+int runc_memfd_noexec_rule(uint32_t attr);
 
 #endif

@@ -102,13 +102,19 @@ recipe() {
 
 	# Debian's name, a version that sorts above Debian 12's (the host's
 	# runc: with trixie's and sid's deb-src entries, showsrc lists theirs
-	# too), our Depends.
+	# too), and exactly Debian's Depends (libc6, libseccomp2): the loader
+	# adds no library.
 	[ "$(dpkg-deb -f "$deb" Package)" = runc ]
 	version="$(dpkg-deb -f "$deb" Version)"
 	debian_version="$(apt-cache policy runc | sed -n 's/^  Candidate: //p')"
 	[[ "$version" == "$debian_version+memfdtoolkit"* ]] || fail "version $version is not Debian's $debian_version with our suffix"
 	dpkg --compare-versions "$version" gt "$debian_version"
-	dpkg-deb -f "$deb" Depends | grep -q 'libyajl2'
+	local ours stock
+	ours="$(dpkg-deb -f "$deb" Depends)"
+	stock="$(apt-cache show "runc=$debian_version" | sed -n 's/^Depends: //p' | head -n1)"
+	[ -n "$stock" ] || fail "apt-cache show runc=$debian_version gives no Depends"
+	[ "$ours" = "$stock" ] || fail "our runc depends on '$ours', Debian's on '$stock'"
+	assert_output --partial "build-deb.sh: Depends: $stock (Debian's runc $debian_version: the same)"
 
 	# No lintian error (the warnings are Debian's own runc's too).
 	run lintian --allow-root --fail-on error "$deb"

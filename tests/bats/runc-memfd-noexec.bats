@@ -186,8 +186,8 @@ assert_nothing_left() {
 	run at_level --proc 0 "$T/runc" --debug run -b "$T/b" "$ID"
 	assert_success
 	assert_memfd_level 0
-	refute_line --regexp 'nsexec.*vm\.memfd_noexec'
-	# runc init only reads the level, for the MFD_HUGETLB rule.
+	refute_line --regexp 'nsexec.*vm\.memfd_noexec: '
+	# nsexec's stage-2 only reads the level, for the MFD_HUGETLB rule.
 	assert_line --partial 'vm.memfd_noexec=0 here: no MFD_HUGETLB rule needed'
 }
 
@@ -320,6 +320,118 @@ assert_nothing_left() {
 	done
 }
 
+# procfs_zero: a host sysctl file that reads 0 now, for a spoof: the
+# issue's laptop_mode where it does, else another vm sysctl at 0.  Only
+# ever read through the spoofs below, never written.
+procfs_zero() {
+	local f
+	for f in laptop_mode oom_kill_allocating_task panic_on_oom; do
+		if [ "$(cat "/proc/sys/vm/$f" 2>/dev/null)" = 0 ]; then
+			echo "$f"
+			return 0
+		fi
+	done
+	fail "no sysctl of /proc/sys/vm reads 0 here to spoof with"
+}
+
+# The spoofs of the level that decides the MFD_HUGETLB rule: a procfs file
+# that holds 0 where the container's /proc/sys/vm/memfd_noexec is read.
+# runc reads the level through the fd nsexec's stage-0 opened on its own
+# procfs before any namespace or mount of the container, so neither fools
+# it.  Without huge pages reserved, memfd_create(MFD_HUGETLB) succeeds
+# unless the rule refuses it (only a later mmap needs the pages).
+@test "spoof: annotation 2, the image's /proc/sys/vm/memfd_noexec a symlink to a procfs file holding 0 (procfs at /realproc): MFD_HUGETLB still gets EPERM" {
+	as rootful
+	local zero
+	zero="$(procfs_zero)" || return 1
+	# The image: no procfs at /proc, whose sys/vm/memfd_noexec links to
+	# the config's procfs at /realproc (self, thread-self and sys/kernel
+	# too, which runc init uses: 1.3 reads kernel/cap_last_cap).
+	cp -a "$ROOTFS" "$T/spoof-rootfs"
+	mkdir -p "$T/spoof-rootfs/proc/sys/vm"
+	ln -s "/realproc/sys/vm/$zero" "$T/spoof-rootfs/proc/sys/vm/memfd_noexec"
+	ln -s /realproc/self "$T/spoof-rootfs/proc/self"
+	ln -s /realproc/thread-self "$T/spoof-rootfs/proc/thread-self"
+	ln -s /realproc/sys/kernel "$T/spoof-rootfs/proc/sys/kernel"
+	bundle b ".annotations.memfd_noexec = \"2\" | .root.path = \"$T/spoof-rootfs\" |
+		.mounts |= map(if .destination == \"/proc\" then .destination = \"/realproc\" else . end)" \
+		/bin/sh -c 'cat /proc/sys/vm/memfd_noexec; memfdprobe hugetlb; memfdprobe exec'
+	run at_level --proc 0 "$T/runc" --debug run -b "$T/b" "$ID" </dev/null
+	assert_success
+	# The spoof is in place: the container's path reads 0 ...
+	assert_line 0
+	# ... its level is 2 (MFD_EXEC refused), and so is the rule's.
+	assert_line --regexp '^memfdprobe: flags=exec result=EACCES'
+	assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	assert_line --partial 'vm.memfd_noexec=2 here, asked for 2: memfd_create(MFD_HUGETLB) refused (seccomp)'
+	assert_nothing_left
+	# Without a request, at 2 inherited: no request to clamp up to, so
+	# only the fd opened before the container's mounts tells.
+	bundle n ".root.path = \"$T/spoof-rootfs\" |
+		.mounts |= map(if .destination == \"/proc\" then .destination = \"/realproc\" else . end)" \
+		/bin/sh -c 'cat /proc/sys/vm/memfd_noexec; memfdprobe hugetlb; memfdprobe exec'
+	run at_level --proc 2 "$T/runc" --debug run -b "$T/n" "$ID" </dev/null
+	assert_success
+	assert_line 0
+	assert_line --regexp '^memfdprobe: flags=exec result=EACCES'
+	assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	assert_line --partial 'vm.memfd_noexec=2 here: memfd_create(MFD_HUGETLB) refused (seccomp)'
+	assert_nothing_left
+}
+
+@test "spoof: the container binds a procfs file holding 0 over /proc/sys/vm/memfd_noexec (CAP_SYS_ADMIN in its user namespace): a later runc exec still gets EPERM" {
+	as rootful
+	local zero
+	zero="$(procfs_zero)" || return 1
+	bundle u ".annotations.memfd_noexec = \"2\" | $USERNS |
+		.process.capabilities |= with_entries(.value += [\"CAP_SYS_ADMIN\"])" \
+		/bin/sh -c "busybox mount --bind /proc/sys/vm/$zero /proc/sys/vm/memfd_noexec && echo bound; exec sleep 60"
+	run at_level --proc 0 sh -ec '
+		"$T/runc" create -b "$T/u" "$ID" </dev/null >"$T/init.out" 2>&1
+		"$T/runc" start "$ID"
+		i=0
+		until grep -q "^bound$" "$T/init.out"; do
+			i=$((i + 1))
+			[ $i -lt 100 ] || { echo "the container did not bind: $(cat "$T/init.out")"; exit 1; }
+			sleep 0.1
+		done
+		echo ---- exec
+		"$T/runc" --debug exec "$ID" /bin/sh -c "cat /proc/sys/vm/memfd_noexec; memfdprobe exec; memfdprobe hugetlb" 2>&1
+		"$T/runc" delete -f "$ID"'
+	assert_success
+	local exec_out="${output#*---- exec}"
+	# The spoof is in place for the exec'd process: its path reads 0 ...
+	with_output "$exec_out" assert_line 0
+	# ... its level is 2, and so is the rule's.
+	with_output "$exec_out" assert_line --regexp '^memfdprobe: flags=exec result=EACCES'
+	with_output "$exec_out" assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	with_output "$exec_out" assert_line --partial 'vm.memfd_noexec=2 here, asked for 2: memfd_create(MFD_HUGETLB) refused (seccomp)'
+	assert_nothing_left
+	# Without a request, at 2 inherited: only the fd opened before the
+	# container's mounts tells (there is no request to clamp up to).
+	bundle n "$USERNS | .process.capabilities |= with_entries(.value += [\"CAP_SYS_ADMIN\"])" \
+		/bin/sh -c "busybox mount --bind /proc/sys/vm/$zero /proc/sys/vm/memfd_noexec && echo bound; exec sleep 60"
+	run at_level --proc 2 sh -ec '
+		"$T/runc" create -b "$T/n" "$ID" </dev/null >"$T/init.out" 2>&1
+		"$T/runc" start "$ID"
+		i=0
+		until grep -q "^bound$" "$T/init.out"; do
+			i=$((i + 1))
+			[ $i -lt 100 ] || { echo "the container did not bind: $(cat "$T/init.out")"; exit 1; }
+			sleep 0.1
+		done
+		echo ---- exec
+		"$T/runc" --debug exec "$ID" /bin/sh -c "cat /proc/sys/vm/memfd_noexec; memfdprobe exec; memfdprobe hugetlb" 2>&1
+		"$T/runc" delete -f "$ID"'
+	assert_success
+	exec_out="${output#*---- exec}"
+	with_output "$exec_out" assert_line 0
+	with_output "$exec_out" assert_line --regexp '^memfdprobe: flags=exec result=EACCES'
+	with_output "$exec_out" assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+	with_output "$exec_out" assert_line --partial 'vm.memfd_noexec=2 here: memfd_create(MFD_HUGETLB) refused (seccomp)'
+	assert_nothing_left
+}
+
 @test "rootless, annotation 2: memfd_create(MFD_HUGETLB) fails with EPERM" {
 	requires user userns
 	as rootless
@@ -377,6 +489,50 @@ BAD_VALUES=(
 		echo "row: $value" >&2 # shown if the row fails
 		assert_failure 1
 		assert_message "$want"
+		assert_nothing_left
+	done
+}
+
+# What would let runc's encoding/json and another reader (the hook's
+# parser, a policy engine) see different requests: a repeated request key
+# (Go keeps the last, others the first), or a key on the way that Go
+# matches case-insensitively (Unicode folding included) to one of its
+# fields, whose object then decodes into the same field.  Each row: a jq
+# filter for the request, a sed edit of the compact JSON, and what the
+# message must say.
+DUP_ROWS=(
+	'.linux.sysctl["vm.memfd_noexec"] = "2"'
+	's/"vm.memfd_noexec":"2"/&,"vm.memfd_noexec":"0"/'
+	'duplicate key "vm.memfd_noexec" in the object at linux.sysctl'
+	'.linux.sysctl["vm/memfd_noexec"] = "2"'
+	's|"vm/memfd_noexec":"2"|&,"vm/memfd_noexec":"0"|'
+	'duplicate key "vm/memfd_noexec" in the object at linux.sysctl'
+	'.annotations.memfd_noexec = "2"'
+	's/^{/{"Annotations":{"memfd_noexec":"0"},/'
+	'both name "annotations"'
+	'.annotations.memfd_noexec = "2"'
+	's/^{/{"annotation\\u017f":{"memfd_noexec":"0"},/'
+	'both name "annotations"'
+	'.linux.sysctl["vm.memfd_noexec"] = "2"'
+	's/^{/{"LINUX":{"sysctl":{"vm.memfd_noexec":"0"}},/'
+	'both name "linux"'
+	'.linux.sysctl["vm.memfd_noexec"] = "2"'
+	's/"sysctl":{/"Sysctl":{"vm.memfd_noexec":"0"},&/'
+	'both name "sysctl"'
+)
+
+@test "runc refuses a repeated request key, and keys Go folds together on the way to it" {
+	as rootful
+	local i
+	for ((i = 0; i < ${#DUP_ROWS[@]}; i += 3)); do
+		bundle b "${DUP_ROWS[i]}"
+		jq -c . "$T/b/config.json" | sed "${DUP_ROWS[i + 1]}" >"$T/b/c"
+		cmp -s "$T/b/c" <(jq -c . "$T/b/config.json") && fail "row $i: the edit changed nothing"
+		mv "$T/b/c" "$T/b/config.json"
+		run at_level --proc 0 "$T/runc" --log-format json create -b "$T/b" "$ID" </dev/null
+		echo "row: ${DUP_ROWS[i + 1]}" >&2 # shown if the row fails
+		assert_failure 1
+		assert_message "${DUP_ROWS[i + 2]}"
 		assert_nothing_left
 	done
 }
@@ -471,17 +627,23 @@ BAD_VALUES=(
 	assert_message 'Drop CAP_SYS_ADMIN'
 	assert_nothing_left
 	# Other ways of keeping it: no capabilities at all or no bounding set
-	# (runtimes then leave the capabilities alone), and the spellings that
-	# libcap's cap_from_name() reads as CAP_SYS_ADMIN, as crun does.
+	# (the library's rule refuses to guess then).
 	local keep
-	for keep in 'del(.process.capabilities)' 'del(.process.capabilities.bounding)' \
-		'.process.capabilities.bounding += ["cap_sys_admin"]' \
-		'.process.capabilities.bounding += ["21"]'; do
+	for keep in 'del(.process.capabilities)' 'del(.process.capabilities.bounding)'; do
 		bundle b ".annotations.memfd_noexec = \"2\" | $keep"
 		run at_level --proc 0 "$T/runc" --log-format json run -b "$T/b" "$ID" </dev/null
 		assert_failure 1
 		assert_message 'Drop CAP_SYS_ADMIN'
 		refute_output --partial 'memfdprobe:'
+		assert_nothing_left
+	done
+	# runc reads capability names itself (exact "CAP_" names): spellings it
+	# ignores, with its warning, grant nothing, so they keep nothing.
+	for keep in '"cap_sys_admin"' '"21"'; do
+		bundle b ".annotations.memfd_noexec = \"2\" | .process.capabilities.bounding += [$keep]"
+		run at_level --proc 0 "$T/runc" run -b "$T/b" "$ID" </dev/null
+		assert_success
+		assert_memfd_level 2
 		assert_nothing_left
 	done
 	# With a user namespace (root mapped to 100000) it is accepted.
@@ -493,24 +655,21 @@ BAD_VALUES=(
 }
 
 # Level 1 asks the same question as 2 (a container that keeps CAP_SYS_ADMIN
-# could lower 1 to 0 as well): a bounding entry that no runtime accepts is
-# refused at 1 too, before anything is created.
-@test "at annotation 1 too, runc create refuses a bounding entry that no runtime accepts" {
+# could lower 1 to 0 as well); runc's own decode and capability parsing
+# answer it: a bounding entry runc ignores grants nothing, and one that is
+# not a string fails runc's decode before anything is created.
+@test "at annotation 1 too, runc's own parsing reads the bounding set: an unknown name grants nothing, a number is refused" {
 	as rootful
-	local entry want
-	for entry in '"CAP_FOO"' '21'; do
-		case "$entry" in
-		21) want='is a JSON number' ;;
-		*) want="= $entry is not a capability that any runtime accepts" ;;
-		esac
-		bundle b ".annotations.memfd_noexec = \"1\" | .process.capabilities.bounding += [$entry]"
-		run at_level --proc 0 "$T/runc" --log-format json create -b "$T/b" "$ID" </dev/null
-		assert_failure 1
-		assert_message 'Refusing config.json: process.capabilities.bounding['
-		assert_message "$want"
-		assert_message 'vm.memfd_noexec=1 request'
-		assert_nothing_left
-	done
+	bundle b '.annotations.memfd_noexec = "1" | .process.capabilities.bounding += ["CAP_FOO"]'
+	run at_level --proc 0 "$T/runc" run -b "$T/b" "$ID" </dev/null
+	assert_success
+	assert_memfd_level 1
+	assert_nothing_left
+	bundle b '.annotations.memfd_noexec = "1" | .process.capabilities.bounding += [21]'
+	run at_level --proc 0 "$T/runc" --log-format json create -b "$T/b" "$ID" </dev/null
+	assert_failure 1
+	assert_message 'cannot unmarshal number'
+	assert_nothing_left
 }
 
 @test "rootless runc cannot raise it: annotation 2 fails closed, nothing left" {

@@ -13,7 +13,8 @@
 # other; their TAP goes to stdout.
 #
 # The root (contrib/lib.sh: the suite's mmdebstrap tar, cached in
-# build/roots/, unpacked fresh into build/roots/SUITE-test/) gets:
+# build/roots/, unpacked fresh into build/roots/SUITE-test.PID/, a name
+# of this run's own: build/roots may be a cache that other runs share) gets:
 #  - build/deb/SUITE/runc_*+memfdtoolkit1_*.deb, installed with apt from
 #    the file, as a user installs it; /usr/sbin/runc is then ours (RUNC);
 #  - the suite's stock runc of the same Debian version, unpacked into
@@ -70,7 +71,7 @@ stock_version=${version%+memfdtoolkit1}
 [ -x "$BUILD_DIR/memfd-noexec/memfd-noexec" ] ||
 	missing "the host's build in $BUILD_DIR (cmake -S . -B build && cmake --build build)"
 
-ROOT=$TOP/build/roots/$suite-test
+ROOT=$TOP/build/roots/$suite-test.$$
 cleanup() {
 	[ "${KEEP:-0}" = 1 ] || suite_remove "$ROOT"
 }

@@ -1,8 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * runc13_shim: runc 1.3's parent clones its binary through the loader, and
- * runc init reads its PID namespace's real vm.memfd_noexec level.  See
- * runc13_shim.h.
+ * runc init's log.  See runc13_shim.h.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -12,19 +11,19 @@
 #include <unistd.h>
 
 #include "log.h"
-#include "memfd-sysctl.h"
 #include "runc13_shim.h"
 
-/* For runc_loader_shim.c: the loader's lines go into runc init's log pipe
- * (runc 1.3's log.c exports what runc 1.1's nsexec.c kept static). */
+/* For runc_loader_shim.c: the loader's and the level's lines go into runc
+ * init's log pipe (runc 1.3's log.c exports what runc 1.1's nsexec.c kept
+ * static; its levels are RUNC_LOG_*'s). */
 bool nsexec_loader_debug(void)
 {
 	return logfd >= 0 && log_enabled_for(DEBUG);
 }
 
-void nsexec_loader_log(bool error, const char *line)
+void nsexec_loader_log(int level, const char *line)
 {
-	write_log(error ? ERROR : DEBUG, "%s", line);
+	write_log(level, "%s", line);
 }
 
 #ifndef RUNC_LOADER_REQUEST
@@ -58,7 +57,7 @@ bool runc_loader_no_clone(void)
 #endif
 }
 
-int runc_clone_self_exe(const char *statedir, char *msg, size_t msg_size)
+int runc_clone_self_exe(const char *statedir, bool *ret_overlay, char *msg, size_t msg_size)
 {
 	const char *tmpdirs[] = {statedir, NULL};
 	struct cloned_binary_options opts = {
@@ -72,6 +71,7 @@ int runc_clone_self_exe(const char *statedir, char *msg, size_t msg_size)
 	int exe, fd = -1, r;
 
 	msg[0] = '\0';
+	*ret_overlay = false;
 	if (runc_loader_no_clone()) {
 		/* The benchmark's lower bound: runc init runs from the host's
 		 * binary, open to CVE-2019-5736.  Never installed. */
@@ -113,60 +113,6 @@ int runc_clone_self_exe(const char *statedir, char *msg, size_t msg_size)
 		return r < 0 ? r : -ENOEXEC;
 	}
 	/* The loader logged "cloned_binary: using METHOD". */
+	*ret_overlay = m == CLONED_BINARY_METHOD_OVERLAY;
 	return fd;
-}
-
-int runc_apply_memfd_noexec(unsigned attr, bool new_pidns, pid_t stage2_pid)
-{
-	struct nsexec_request req = {
-		.level = (int)(attr & RUNC_MEMFD_NOEXEC_LEVEL_MASK),
-		.origin = new_pidns ? NSEXEC_ORIGIN_CREATED : NSEXEC_ORIGIN_JOINED,
-		.keeps_sys_admin = attr & RUNC_MEMFD_NOEXEC_SYS_ADMIN,
-	};
-	struct mt_error *err = NULL;
-	struct nsexec_result res;
-	int r;
-
-	if (!(attr & RUNC_MEMFD_NOEXEC_PRESENT))
-		return 0;
-	r = nsexec_apply_memfd_noexec(stage2_pid, &req, &res, &err);
-	if (r < 0) {
-		write_log(FATAL, "%s", mt_error_message(err));
-		mt_error_free(&err);
-		return r;
-	}
-	if (res.joined || res.kept)
-		write_log(WARNING, "vm.memfd_noexec: %s %d (asked for %d)",
-			  res.joined ? "joined a namespace already at" : "kept stricter inherited",
-			  res.after, req.level);
-	else if (res.written)
-		write_log(DEBUG, "vm.memfd_noexec: set %d (was %d)", res.after, res.before);
-	else
-		write_log(DEBUG, "vm.memfd_noexec: already %d", res.after);
-	return 0;
-}
-
-/* The sysctl's fd (stage-0), or the -errno of its open(2); then, after
- * stage-2's read, the level or -errno. */
-static int memfd_noexec_fd = -EBADF;
-static int memfd_noexec_level = -ENODATA;
-
-void runc_memfd_noexec_open(void)
-{
-	memfd_noexec_fd = open(MT_MEMFD_NOEXEC_PATH, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	if (memfd_noexec_fd < 0)
-		memfd_noexec_fd = -errno;
-}
-
-void runc_memfd_noexec_read(void)
-{
-	memfd_noexec_level = policy_memfd_noexec_effective_fd(memfd_noexec_fd);
-	if (memfd_noexec_fd >= 0)
-		(void)close(memfd_noexec_fd);
-	memfd_noexec_fd = -EBADF;
-}
-
-int runc_memfd_noexec_effective(void)
-{
-	return memfd_noexec_level;
 }

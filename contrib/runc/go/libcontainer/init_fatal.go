@@ -3,7 +3,7 @@
 package libcontainer
 
 // memfd-toolkit: runc's error ends with nsexec's reason (1.1: patch
-// 0001; 1.3: patch 0006).
+// 0001; 1.3: patch 0005).
 // When runc init dies in nsexec, runc says only "can't get final child's
 // PID from pipe: EOF"; the reason went to runc init's log pipe, and
 // podman, containerd and the CRI show runc's error, not its log.

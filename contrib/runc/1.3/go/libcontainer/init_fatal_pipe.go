@@ -3,7 +3,7 @@
 package libcontainer
 
 // memfd-toolkit: where runc 1.3 keeps runc init's log pipe, for
-// initFatal (init_fatal.go; patch 0006).
+// initFatal (init_fatal.go; patch 0005).
 
 import (
 	"os"

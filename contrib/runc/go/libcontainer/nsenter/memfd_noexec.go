@@ -2,13 +2,14 @@
 
 package nsenter
 
-// memfd-toolkit: the vm.memfd_noexec request (policy.h), its netlink
-// attribute and its seccomp rule (runc_loader_shim.c), which
-// contrib/runc/build.sh copies into this package with the loader.  Every
-// name and number comes from runc_memfd_toolkit.h.
+// memfd-toolkit: the vm.memfd_noexec request's names, its check and its
+// netlink attribute, from memfd-toolkit's runtime interface
+// (nsexec/runtime.h), which contrib/runc/build.sh copies into this package
+// with the loader.  runc parses config.json itself; these take the values
+// it read.  libseccomp is runc's own dependency (the MFD_HUGETLB rule).
 
 /*
-#cgo pkg-config: yajl libcap libseccomp
+#cgo pkg-config: libseccomp
 #include <stdlib.h>
 #include "runc_memfd_toolkit.h"
 */
@@ -21,74 +22,69 @@ import (
 
 const (
 	// MemfdNoexecAnnotation is the annotation that asks for a level.
-	MemfdNoexecAnnotation = C.POLICY_ANNOTATION
+	MemfdNoexecAnnotation = C.NSEXEC_RUNTIME_ANNOTATION
 	// MemfdNoexecSysctl and MemfdNoexecSysctlSlash are the same request
 	// as linux.sysctl keys (runc writes sysctls with '.' mapped to '/').
-	MemfdNoexecSysctl      = C.POLICY_SYSCTL
-	MemfdNoexecSysctlSlash = C.POLICY_SYSCTL_SLASH
+	MemfdNoexecSysctl      = C.NSEXEC_RUNTIME_SYSCTL
+	MemfdNoexecSysctlSlash = C.NSEXEC_RUNTIME_SYSCTL_SLASH
 	// MemfdNoexecAttr is bootstrapData's netlink attribute for nsexec.
 	MemfdNoexecAttr = C.RUNC_MEMFD_NOEXEC_ATTR
-	// MemfdNoexecMaxConfig is the largest config.json the parser accepts.
-	MemfdNoexecMaxConfig = int64(C.POLICY_MAX_DOCUMENT_SIZE)
 )
 
-// cError returns err's message as a Go error, and frees it.
-func cError(err **C.struct_mt_error) error {
-	defer C.mt_error_free(err)
-	return errors.New(C.GoString(C.mt_error_message(*err)))
+// cValue is v as the library takes it (every byte, a NUL included), and
+// its free; a nil v is absent.
+func cValue(v *string) (C.struct_nsexec_runtime_value, func()) {
+	if v == nil {
+		return C.struct_nsexec_runtime_value{}, func() {}
+	}
+	p := C.CBytes(append([]byte(*v), 0)) // never empty
+	return C.struct_nsexec_runtime_value{text: (*C.char)(p), len: C.size_t(len(*v))},
+		func() { C.free(p) }
 }
 
-// MemfdNoexecRequest returns the vm.memfd_noexec level (0, 1 or 2) that
-// the config.json in data asks for, or -1.  It refuses a bad value, a
-// bounding set whose CAP_SYS_ADMIN cannot be told, and a document that
-// JSON decoders could read differently (duplicate keys, keys Go folds to
-// ours, bad UTF-8), with a message that quotes the input.
-func MemfdNoexecRequest(data []byte) (int, error) {
-	var req C.struct_policy_request
+// MemfdNoexecLevel is the vm.memfd_noexec level (0, 1 or 2) that the values
+// runc read ask for (nil: absent), or -1 for none; checked by the library
+// (nsexec_runtime_level()): exactly "0", "1" or "2", agreeing, with a
+// message that quotes the value, names the field and says what to change.
+func MemfdNoexecLevel(annotation, sysctl, sysctlSlash *string, where string) (int, error) {
+	var values C.struct_nsexec_runtime_values
 	var cerr *C.struct_mt_error
+	var done [3]func()
 
-	buf := append(data[:len(data):len(data)], 0) // never empty
-	if C.policy_parse_config((*C.char)(unsafe.Pointer(&buf[0])),
-		C.size_t(len(data)), &req, &cerr) < 0 {
-		return -1, cError(&cerr)
+	values.annotation, done[0] = cValue(annotation)
+	values.sysctl, done[1] = cValue(sysctl)
+	values.sysctl_slash, done[2] = cValue(sysctlSlash)
+	for _, d := range done {
+		defer d()
 	}
-	return int(req.level), nil
+	cwhere := C.CString(where)
+	defer C.free(unsafe.Pointer(cwhere))
+	r := C.nsexec_runtime_level(&values, cwhere, &cerr)
+	if r < C.NSEXEC_RUNTIME_LEVEL_NONE {
+		defer C.mt_error_free(&cerr)
+		return -1, errors.New(C.GoString(C.mt_error_message(cerr)))
+	}
+	return int(r), nil
 }
 
-// MemfdNoexecAttrValue is the MemfdNoexecAttr value for the annotation's
-// value and the container's bounding set (nil: none given).
-func MemfdNoexecAttrValue(level string, bounding []string) uint32 {
-	clevel := C.CString(level)
-	defer C.free(unsafe.Pointer(clevel))
-	names := make([]*C.char, len(bounding)+1) // never empty
-	for i, b := range bounding {
-		names[i] = C.CString(b)
-		defer C.free(unsafe.Pointer(names[i]))
+// MemfdNoexecAttrValue is the MemfdNoexecAttr value for the level runc
+// create left in the container's annotations (checked again: nsexec
+// refuses anything but "0", "1" or "2"), whether the container keeps
+// CAP_SYS_ADMIN, and whether nsexec applies the level (the container's
+// init) or only clamps the MFD_HUGETLB rule up to it (runc exec).
+func MemfdNoexecAttrValue(level string, keepsSysAdmin, apply bool) uint32 {
+	v := uint32(C.RUNC_MEMFD_NOEXEC_PRESENT)
+	l, err := MemfdNoexecLevel(&level, nil, nil, "the container's state")
+	if err != nil || l < 0 {
+		v |= C.RUNC_MEMFD_NOEXEC_BAD_LEVEL
+	} else {
+		v |= uint32(l)
 	}
-	// names holds C pointers only, so cgo lets C read it.
-	return uint32(C.runc_memfd_noexec_attr(clevel, &names[0], C.size_t(len(bounding)),
-		C.bool(bounding != nil)))
-}
-
-// MemfdNoexecSeccomp installs, in the calling thread, the seccomp rules
-// that go with the vm.memfd_noexec level it really runs at, read in its
-// own PID namespace: asked for (level, the annotation's value, checked
-// again; requested false: no annotation), inherited or joined.  At 2, or
-// when the level cannot be read, memfd_create(MFD_HUGETLB) fails with
-// EPERM.  It reports whether it installed any, and the line to log.
-func MemfdNoexecSeccomp(level string, requested bool) (bool, string, error) {
-	var cerr *C.struct_mt_error
-	var clevel *C.char
-
-	if requested {
-		clevel = C.CString(level)
-		defer C.free(unsafe.Pointer(clevel))
+	if keepsSysAdmin {
+		v |= C.RUNC_MEMFD_NOEXEC_SYS_ADMIN
 	}
-	msg := make([]byte, 256)
-	r := C.runc_memfd_noexec_seccomp(clevel, (*C.char)(unsafe.Pointer(&msg[0])),
-		C.size_t(len(msg)), &cerr)
-	if r < 0 {
-		return false, "", cError(&cerr)
+	if apply {
+		v |= C.RUNC_MEMFD_NOEXEC_APPLY
 	}
-	return r > 0, C.GoString((*C.char)(unsafe.Pointer(&msg[0]))), nil
+	return v
 }

@@ -23,19 +23,21 @@ import (
 
 // CloneSelfExe returns runc's binary as the loader made it safe (a
 // detached read-only overlayfs, else a sealed memfd, else an unlinked
-// read-only file in tmpDir or the loader's directories), and the loader's
-// lines: its fallbacks and "cloned_binary: using METHOD", or its error.
-func CloneSelfExe(tmpDir string) (*os.File, []string, error) {
+// read-only file in tmpDir or the loader's directories), whether it is the
+// overlay, and the loader's lines: its fallbacks and "cloned_binary:
+// using METHOD", or its error.
+func CloneSelfExe(tmpDir string) (*os.File, bool, []string, error) {
 	var cmsg [4096]C.char
+	var overlay C.bool
 
 	cdir := C.CString(tmpDir)
 	defer C.free(unsafe.Pointer(cdir))
-	fd := C.runc_clone_self_exe(cdir, &cmsg[0], C.size_t(len(cmsg)))
+	fd := C.runc_clone_self_exe(cdir, &overlay, &cmsg[0], C.size_t(len(cmsg)))
 	lines := strings.Split(C.GoString(&cmsg[0]), "\n")
 	if fd < 0 {
-		return nil, lines, errors.New(lines[len(lines)-1] + ": " + syscall.Errno(-fd).Error())
+		return nil, false, lines, errors.New(lines[len(lines)-1] + ": " + syscall.Errno(-fd).Error())
 	}
-	return os.NewFile(uintptr(fd), "runc (sealed clone)"), lines, nil
+	return os.NewFile(uintptr(fd), "runc (sealed clone)"), bool(overlay), lines, nil
 }
 
 // SealedInitEnv is the environment entry that tells runc init it was
@@ -48,11 +50,4 @@ func SealedInitEnv(fd int) string {
 		return ""
 	}
 	return C.CLONED_BINARY_REEXEC_ENV + "=" + C.CLONED_BINARY_REEXEC_FD + strconv.Itoa(fd)
-}
-
-// MemfdNoexecEffective is the vm.memfd_noexec level that runc init's PID
-// namespace really has (0, 1 or 2), as nsexec's stage-2 read it after the
-// container's level was applied; or -errno (ENOENT: no such sysctl).
-func MemfdNoexecEffective() int {
-	return int(C.runc_memfd_noexec_effective())
 }

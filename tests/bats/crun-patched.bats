@@ -415,6 +415,46 @@ BAD_VALUES=(
 	assert_nothing_left
 }
 
+# A config that bind-mounts another procfs file holding 0 (laptop_mode)
+# over /proc/sys/vm/memfd_noexec spoofs the container's own view of the
+# level, and a rule decided from that view was left out while the
+# container ran at an inherited 2 (issue "One narrow runtime interface",
+# case c).  The level that decides comes through an fd crun opened on its
+# own procfs before the container's namespaces and mounts: the init and a
+# crun exec both keep the rule, rootful and rootless.
+@test "a config bind mount over /proc/sys/vm/memfd_noexec does not remove the MFD_HUGETLB rule at an inherited 2, in crun exec neither" {
+	local mode
+	for mode in rootful rootless; do
+		echo "row: $mode" >&2 # shown if it fails
+		as "$mode" "$U_CRUN"
+		bundle b '.mounts += [{"destination": "/proc/sys/vm/memfd_noexec", "type": "bind",
+			"source": "/proc/sys/vm/laptop_mode", "options": ["bind", "ro"]}]' \
+			/bin/sh -c 'echo "spoofed=$(cat /proc/sys/vm/memfd_noexec)"; memfdprobe hugetlb; exec sleep 60'
+		# shellcheck disable=SC2016 # expanded by the inner sh
+		run crun_ns 2 sh -ec '
+			"$T/runc" create -b "$T/b" "$ID" </dev/null >"$T/init.out" 2>"$T/create.log" ||
+				{ cat "$T/create.log"; exit 1; }
+			"$T/runc" start "$ID"
+			i=0
+			until grep -q "flags=hugetlb" "$T/init.out"; do
+				i=$((i + 1))
+				[ $i -lt 100 ] || { echo "the container did not report"; cat "$T/create.log"; exit 1; }
+				sleep 0.1
+			done
+			echo ---- exec
+			"$T/runc" exec "$ID" /bin/sh -c "echo exec-spoofed=\$(cat /proc/sys/vm/memfd_noexec); memfdprobe hugetlb" 2>&1
+			"$T/runc" delete -f "$ID"'
+		assert_success
+		# The spoof is in place: the container's own file reads 0.
+		with_output "$(cat "$T/init.out")" assert_line spoofed=0
+		with_output "$(cat "$T/init.out")" assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+		assert_line exec-spoofed=0
+		local exec_out="${output#*---- exec}"
+		with_output "$exec_out" assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+		assert_nothing_left
+	done
+}
+
 # restore would recreate the processes from CRIU's images and nothing would
 # set the level, so patch 0003 refuses it.  Debian builds crun without
 # CRIU, so there restore is no command at all; a build with CRIU must show

@@ -112,8 +112,13 @@ int nsexec_apply_memfd_noexec_pidfd(int pidfd, const struct nsexec_request *req,
  * container process is not dumpable, so that an unprivileged caller may
  * not open its namespace (crun, rootless).  Where the caller can open it,
  * it must be the same namespace (-EXDEV otherwise); ns_fd must be a PID
- * namespace (-EINVAL otherwise).  It is trusted as much as the PID the
- * runtime got the same way.
+ * namespace (-EINVAL otherwise).  Where the caller cannot, it is never
+ * taken on the sender's word (which opened it through whatever /proc its
+ * mount namespace showed): the kernel's view of target must prove it to be
+ * target's active PID namespace (its pidfd's NSpid through our own procfs,
+ * NS_GET_PID_IN_PIDNS on ns_fd, its depth below ours by NS_GET_PARENT),
+ * -EXDEV otherwise, or when the kernel cannot tell (no NS_GET_PID_IN_PIDNS,
+ * a /proc of another PID namespace).
  */
 int nsexec_apply_memfd_noexec_ns(pid_t target, int ns_fd, const struct nsexec_request *req,
 				 struct nsexec_result *ret, struct mt_error **err);

@@ -505,6 +505,52 @@ BAD_VALUES=(
 	assert_nothing_left
 }
 
+# A rootless crun cannot open the PID namespace of its container's process
+# (it is not dumpable), so that process sends its own, opened through
+# /proc/self/ns/pid in whatever mount namespace it is in by then: one the
+# config joins, which another container may have shaped.  Here that mount
+# namespace has a tmpfs on /proc whose self/ns/pid is another namespace
+# already at 2, so a request for 2 would have been taken as met while the
+# container ran at 0.  The library takes the namespace only where the
+# kernel's view of the process (its pidfd's NSpid, NS_GET_PID_IN_PIDNS,
+# NS_GET_PARENT) proves it to be the process's own.
+@test "rootless: a PID namespace the container's process sends is refused unless the kernel says it is that process's own" {
+	as rootless "$U_CRUN"
+	bundle b '.annotations.memfd_noexec = "2" | del(.linux.uidMappings, .linux.gidMappings)'
+	touch "$T/forged"
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	run crun_ns 0 sh -c '
+		u=$1
+		# Another PID namespace, the user'"'"'s own, which root set to 2.
+		setpriv --reuid="$u" --regid="$u" --clear-groups unshare --user --map-root-user --pid --fork --kill-child sleep 1000 &
+		until s=$(pgrep -P $! sleep); do sleep 0.05; done
+		nsenter --target "$s" --pid sh -c "echo 2 >/proc/sys/vm/memfd_noexec" || exit 1
+		# The user'"'"'s own user and mount namespace, where /proc/self/ns/pid
+		# is that namespace (opened before, as a user namespace of its
+		# own may not open another'"'"'s).
+		setpriv --reuid="$u" --regid="$u" --clear-groups sh -c "exec 9</proc/$s/ns/pid &&
+			exec unshare --user --map-root-user --mount sh -c \"
+			mount --bind /proc/self/fd/9 $T/forged && exec 9<&- &&
+			mount -t tmpfs forged /proc && mkdir -p /proc/self/ns && touch /proc/self/ns/pid &&
+			mount --bind $T/forged /proc/self/ns/pid && exec sleep 1000\"" &
+		h=$!
+		until [ "$(cat /proc/$h/comm 2>/dev/null)" = sleep ]; do
+			kill -0 $h 2>/dev/null || { echo "the forging helper failed"; exit 1; }
+			sleep 0.05
+		done
+		jq --arg u "/proc/$h/ns/user" --arg m "/proc/$h/ns/mnt" \
+			".linux.namespaces |= map(if .type == \"user\" then .path = \$u elif .type == \"mount\" then .path = \$m else . end)" \
+			"$T/b/config.json" >"$T/b/c" && mv "$T/b/c" "$T/b/config.json" && chmod a+r "$T/b/config.json"
+		"$T/runc" run -b "$T/b" "$ID" </dev/null || echo "run=$?"
+		echo "forged=$(nsenter --target "$s" --pid cat /proc/sys/vm/memfd_noexec)"
+		kill $h' sh "$(id -u "$TEST_USER")"
+	assert_line run=1
+	assert_line forged=2
+	assert_output --partial 'the PID namespace passed for it could not be proved to be the one the kernel says it is in (it is another namespace)'
+	refute_output --partial 'memfdprobe:'
+	assert_nothing_left
+}
+
 @test "rootless + memfd-noexec service: host levels 0, 1, 2 x annotations none, 0, 1, 2: the container reads the stricter" {
 	start_default_service "$T/serve.log" || return 1
 	assert_level_matrix rootless

@@ -42,4 +42,16 @@ size_t mt_utf8_decode(const unsigned char *s, size_t n, uint32_t *ret);
 /* True if the len bytes at s are well-formed UTF-8 in that sense. */
 bool mt_utf8_valid(const char *s, size_t len);
 
+/* How many characters of an untrusted value a message quotes. */
+#define MT_QUOTE_CHARS 40
+
+/*
+ * Returns a malloc'd, NUL-terminated rendering of the len bytes at s as a
+ * JSON string literal (mt_escape(), between quotes).  At most
+ * MT_QUOTE_CHARS characters are quoted; a longer value (or full_len > len:
+ * a value that was kept only in part) ends in '...' followed by
+ * " (N bytes)".  Returns NULL only when out of memory.
+ */
+char *mt_quote(const char *s, size_t len, size_t full_len);
+
 #endif

@@ -116,3 +116,22 @@ char *mt_escape_dup(const char *s)
 		(void)mt_escape(buf, size, s, len, SIZE_MAX);
 	return buf;
 }
+
+char *mt_quote(const char *s, size_t len, size_t full_len)
+{
+	/* '"' + the escaped characters + '"' + "..." + " (N bytes)" + NUL */
+	size_t size = 1 + MT_QUOTE_CHARS * MT_ESCAPE_MAX_PER_CHAR + 1 + 3 + 48 + 1, used, o;
+	char *buf = malloc(size);
+
+	if (!buf)
+		return NULL;
+	buf[0] = '"';
+	used = mt_escape(buf + 1, size - 1, s, len, MT_QUOTE_CHARS);
+	o = 1 + strlen(buf + 1);
+	buf[o++] = '"';
+	buf[o] = '\0';
+	if (used < len || full_len > len)
+		(void)snprintf(buf + o, size - o, "... (%zu bytes)",
+			       full_len > len ? full_len : len);
+	return buf;
+}

@@ -23,7 +23,7 @@
 #include "macro.h"
 #include "memfd-noexec.h"
 #include "memfd-sysctl.h"
-#include "seccomp-rules.h"
+#include "runtime.h"
 
 static void usage_run(FILE *f)
 {
@@ -53,17 +53,25 @@ static void usage_run(FILE *f)
 static bool run_mount_proc;
 
 /*
- * In the child, with its level set: the MFD_HUGETLB rule when the level it
- * really runs at (read here, in its namespace: set, or a stricter one
- * inherited) is 2, or cannot be read (policy_hugetlb_rule_needed()).  It
- * survives the exec and covers everything CMD starts.  Fails closed.
+ * The sysctl, opened on the caller's procfs before any namespace or mount
+ * is made (nsexec_runtime_level_open()), or the -errno of that open: the
+ * child reads its level through it, whatever its /proc holds by then.
  */
-static void run_hugetlb_rule(void)
+static int run_level_fd = -EBADF;
+
+/*
+ * In the child, with its level set: the MFD_HUGETLB rule when the level it
+ * really runs at (read here through run_level_fd, in its namespace: set,
+ * or a stricter one inherited; never below level) is 2, or cannot be read
+ * (nsexec_hugetlb_rule_needed()).  It survives the exec and covers
+ * everything CMD starts.  Fails closed.
+ */
+static void run_hugetlb_rule(int level)
 {
 	_cleanup_error_ struct mt_error *e = NULL;
 	int effective, r;
 
-	r = policy_seccomp_hugetlb_for_effective_level(&effective, &e);
+	r = nsexec_runtime_hugetlb_rule(TAKE_FD(run_level_fd), level, &effective, &e);
 	if (r < 0) {
 		cli_error("%s", mt_error_message(e));
 		_exit(EXIT_RUN_FAILED);
@@ -81,7 +89,7 @@ static void run_hugetlb_rule(void)
 		cli_debug("vm.memfd_noexec=%d: no MFD_HUGETLB rule needed", effective);
 }
 
-_noreturn_ static void run_child(int sync_fd, char *argv[])
+_noreturn_ static void run_child(int sync_fd, int level, char *argv[])
 {
 	char c;
 	ssize_t n;
@@ -101,7 +109,7 @@ _noreturn_ static void run_child(int sync_fd, char *argv[])
 		cli_error("Failed to mount a /proc of the new PID namespace: %m");
 		_exit(EXIT_RUN_FAILED);
 	}
-	run_hugetlb_rule();
+	run_hugetlb_rule(level);
 	execvp(argv[0], argv);
 	cli_error("Failed to execute %s: %m", argv[0]);
 	_exit(errno == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
@@ -149,13 +157,15 @@ static int run_options(int argc, char *argv[])
 /* Forks CMD as PID 1 of a new PID namespace, waiting on the sync pipe.  A
  * bare fork(), not fork-report.h: the pipe runs the other way (the parent
  * says go once it has set the level), and the child execs CMD. */
-static pid_t run_spawn(char *argv[], int *ret_sync)
+static pid_t run_spawn(int level, char *argv[], int *ret_sync)
 {
 	int sync[2];
 	pid_t pid;
 
 	if (pipe2(sync, O_CLOEXEC) < 0)
 		cli_die(EXIT_RUN_FAILED, "Failed to create a pipe: %m");
+	/* Before any namespace or mount: the file is the caller's procfs. */
+	run_level_fd = nsexec_runtime_level_open();
 	if (unshare(CLONE_NEWPID | (run_mount_proc ? CLONE_NEWNS : 0)) < 0)
 		cli_die(EXIT_RUN_FAILED, "Failed to create a PID namespace: %m%s",
 			errno == EPERM
@@ -167,9 +177,11 @@ static pid_t run_spawn(char *argv[], int *ret_sync)
 		cli_die(EXIT_RUN_FAILED, "Failed to fork: %m");
 	if (pid == 0) {
 		(void)close(sync[1]);
-		run_child(sync[0], argv);
+		run_child(sync[0], level, argv);
 	}
 	(void)close(sync[0]);
+	if (run_level_fd >= 0)
+		(void)close(TAKE_FD(run_level_fd));
 	*ret_sync = sync[1];
 	return pid;
 }
@@ -197,7 +209,7 @@ int verb_run(int argc, char *argv[])
 	pid_t pid;
 
 	req.level = run_options(argc, argv);
-	pid = run_spawn(argv + optind, &sync_fd);
+	pid = run_spawn(req.level, argv + optind, &sync_fd);
 
 	/* The child is PID 1 of the new namespace and waits; set its level
 	 * from out here, through the same path the hook uses. */

@@ -35,6 +35,11 @@
 #include "message.h"
 #include "memfd-sysctl.h"
 #include "policy.h"
+#include "runtime.h"
+
+/* A value is kept up to this size, which the runtimes' rule reads. */
+_Static_assert(POLICY_MAX_VALUE_SIZE == NSEXEC_RUNTIME_MAX_VALUE,
+	       "policy keeps the bytes that nsexec_runtime_parse_level() reads");
 
 enum {
 	CAP_ANNOTATIONS,
@@ -162,37 +167,21 @@ int policy_check_object(const struct policy_json_capture *c, const char *name, c
 int policy_check_level(const struct policy_json_capture *c, const char *name, const char *what,
 		       int *ret_level, struct mt_error **err)
 {
-	_cleanup_free_ char *quoted = NULL;
-
 	switch (c->type) {
 	case POLICY_JSON_ABSENT:
 		*ret_level = POLICY_LEVEL_NONE;
 		return 0;
 
-	case POLICY_JSON_STRING:
-		quoted = policy_message_quote(c->text, c->len < c->max_len ? c->len : c->max_len,
-					      c->len);
-		if (!quoted)
-			return mt_error_set(err, -ENOMEM, "Failed to quote %s: %s", name,
-					    strerror(ENOMEM));
-		if (c->len > c->max_len)
-			return mt_error_set(
-				err, -E2BIG,
-				"Refusing %s = %s in %s: the value is longer than %zu bytes. Allowed values are \"0\", \"1\" or \"2\" (JSON strings). Set one of them, or remove it to keep the inherited vm.memfd_noexec.",
-				name, quoted, what, c->max_len);
-		if (c->len == 1) {
-			const char word[2] = {c->text[0], '\0'};
-			int level = mt_memfd_noexec_parse(word);
+	case POLICY_JSON_STRING: {
+		/* The rule every runtime applies to the value it read. */
+		const struct nsexec_runtime_value v = {c->text, c->len};
+		int level = nsexec_runtime_parse_level(name, what, &v, err);
 
-			if (level >= 0) {
-				*ret_level = level;
-				return 0;
-			}
-		}
-		return mt_error_set(
-			err, -EINVAL,
-			"Refusing %s = %s in %s: allowed values are \"0\", \"1\" or \"2\" (a JSON string holding exactly one digit, without spaces or a newline). Set one of them, or remove it to keep the inherited vm.memfd_noexec.",
-			name, quoted, what);
+		if (level < 0)
+			return level;
+		*ret_level = level;
+		return 0;
+	}
 
 	case POLICY_JSON_NUMBER:
 		/* yajl's number text is ASCII: show it as it is, shortened. */
@@ -234,30 +223,32 @@ static int check_objects(const struct captures *caps, const char *what, struct m
 	return 0;
 }
 
-/* Every spelling present must be valid, and they must agree. */
+/* Every spelling present must be a JSON string; then the values go through
+ * the runtimes' own rule (nsexec_runtime_level(): valid, and agreeing). */
 static int check_levels(const struct captures *caps, const char *what, int *ret_level,
 			struct mt_error **err)
 {
 	static const int values[] = {CAP_ANNOTATION, CAP_SYSCTL_DOT, CAP_SYSCTL_SLASH};
-	int level = POLICY_LEVEL_NONE, from = -1, r;
+	struct nsexec_runtime_values v = {};
+	struct nsexec_runtime_value *slots[] = {&v.annotation, &v.sysctl, &v.sysctl_slash};
+	int level, r;
 
 	for (size_t i = 0; i < ELEMENTSOF(values); i++) {
-		int v = POLICY_LEVEL_NONE, k = values[i];
+		const struct policy_json_capture *c = &caps->c[values[i]];
+		int unused;
 
-		r = policy_check_level(&caps->c[k], cap_names[k], what, &v, err);
-		if (r < 0)
-			return r;
-		if (v == POLICY_LEVEL_NONE)
+		if (c->type == POLICY_JSON_ABSENT)
 			continue;
-		if (from >= 0 && v != level)
-			return mt_error_set(
-				err, -EINVAL,
-				"Refusing %s: %s = \"%d\" and %s = \"%d\" ask for different vm.memfd_noexec levels. Make them equal (allowed values are \"0\", \"1\" or \"2\") or remove one of them.",
-				what, cap_names[from], level, cap_names[k], v);
-		level = v;
-		from = k;
+		if (c->type != POLICY_JSON_STRING) {
+			r = policy_check_level(c, cap_names[values[i]], what, &unused, err);
+			return r < 0 ? r : -EINVAL;
+		}
+		*slots[i] = (struct nsexec_runtime_value){c->text, c->len};
 	}
-	*ret_level = level;
+	level = nsexec_runtime_level(&v, what, err);
+	if (level < 0 && level != NSEXEC_RUNTIME_LEVEL_NONE)
+		return level;
+	*ret_level = level == NSEXEC_RUNTIME_LEVEL_NONE ? POLICY_LEVEL_NONE : level;
 	return 0;
 }
 

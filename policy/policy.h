@@ -24,6 +24,7 @@
 #include <sys/types.h>
 
 #include "errors.h"
+#include "runtime.h"
 
 /* Limits.  Anything above them is refused with -E2BIG. */
 #define POLICY_MAX_DOCUMENT_SIZE (4U * 1024 * 1024) /* config.json, state */
@@ -34,13 +35,14 @@
 #define POLICY_LEVEL_NONE (-1)
 
 /*
- * The spellings of the request, the one place they are written: the C
- * parser here and the runtimes' own code (runc's Go side reads them
- * through cgo) use these.
+ * The spellings of the request, written once in nsexec/runtime.h, which
+ * the runtimes call with the values their own parsers read; this parser
+ * (the hook's, memfd-noexec's) checks those values with the same
+ * nsexec_runtime_level().
  */
-#define POLICY_ANNOTATION "memfd_noexec"      /* annotations[...] */
-#define POLICY_SYSCTL "vm.memfd_noexec"	      /* linux.sysctl[...] */
-#define POLICY_SYSCTL_SLASH "vm/memfd_noexec" /* runc's '/' spelling */
+#define POLICY_ANNOTATION NSEXEC_RUNTIME_ANNOTATION
+#define POLICY_SYSCTL NSEXEC_RUNTIME_SYSCTL
+#define POLICY_SYSCTL_SLASH NSEXEC_RUNTIME_SYSCTL_SLASH
 
 /* What a config.json asks for. */
 struct policy_request {

@@ -113,7 +113,7 @@ cp -r "$TOP"/{cloned_binary,common,nsexec,policy} "$src/memfd-toolkit/"
 	echo 'add_subdirectory(policy)'
 	echo 'add_subdirectory(nsexec)'
 } >"$src/memfd-toolkit/CMakeLists.txt"
-tk_libs='$(CURDIR)/memfd-toolkit/build/cloned_binary/libcloned_binary.a $(CURDIR)/memfd-toolkit/build/nsexec/libnsexec.a $(CURDIR)/memfd-toolkit/build/policy/libpolicy.a $(CURDIR)/memfd-toolkit/build/common/libmtcommon.a'
+tk_libs='$(CURDIR)/memfd-toolkit/build/cloned_binary/libcloned_binary.a $(CURDIR)/memfd-toolkit/build/policy/libpolicy.a $(CURDIR)/memfd-toolkit/build/nsexec/libnsexec.a $(CURDIR)/memfd-toolkit/build/common/libmtcommon.a'
 cat >>"$src/debian/rules" <<EOF
 
 # memfd-toolkit (contrib/crun/build-deb.sh): its libraries first, then crun

@@ -136,7 +136,7 @@ cmake -S "$TOP" -B "$TK" -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >
 cmake --build "$TK" -j"$(nproc)" --target cloned_binary nsexec policy mtcommon >/dev/null ||
 	die "cmake could not build the libraries in $TK"
 libs=
-for l in cloned_binary/libcloned_binary.a nsexec/libnsexec.a policy/libpolicy.a common/libmtcommon.a; do
+for l in cloned_binary/libcloned_binary.a policy/libpolicy.a nsexec/libnsexec.a common/libmtcommon.a; do
 	[ -f "$TK/$l" ] || die "no $TK/$l after the build"
 	libs="$libs $TK/$l"
 done

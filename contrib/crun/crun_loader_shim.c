@@ -28,7 +28,7 @@
 #include "memfd-toolkit/memfd-sysctl.h"
 #include "memfd-toolkit/nsexec.h"
 #include "memfd-toolkit/policy.h"
-#include "memfd-toolkit/seccomp-rules.h"
+#include "memfd-toolkit/runtime.h"
 
 #include "crun_memfd_toolkit.h"
 #include "memfd-toolkit/version.h"
@@ -222,11 +222,9 @@ int crun_memfd_noexec_apply(libcrun_container_t *container, pid_t pid, int sync_
  */
 static int effective_level(libcrun_container_t *container)
 {
-	int level = policy_memfd_noexec_effective();
-
-	if (level >= 0 && level < container->memfd_noexec)
-		return container->memfd_noexec;
-	return level;
+	/* Still read through the container's own /proc here (nsexec/runtime.h
+	 * wants the fd opened before the container's mounts: crun's half). */
+	return nsexec_runtime_level_read(nsexec_runtime_level_open(), container->memfd_noexec);
 }
 
 int crun_memfd_noexec_seccomp(libcrun_container_t *container, libcrun_error_t *err)
@@ -235,9 +233,9 @@ int crun_memfd_noexec_seccomp(libcrun_container_t *container, libcrun_error_t *e
 	int level = effective_level(container);
 	int r;
 
-	if (!policy_hugetlb_rule_needed(level))
+	if (!nsexec_hugetlb_rule_needed(level))
 		return 0;
-	r = policy_seccomp_deny_hugetlb_memfd(&e);
+	r = nsexec_seccomp_deny_hugetlb_memfd(&e);
 	if (r < 0)
 		return to_crun_error(err, &e);
 	if (debug_on()) {

@@ -1,25 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * The seccomp rule that closes the hugetlbfs hole at vm.memfd_noexec=2
- * (see seccomp-rules.h).  The one libseccomp user of the library folders.
+ * (nsexec_seccomp_deny_hugetlb_memfd(), runtime.h).  The one libseccomp
+ * user of the library folders.
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/vfs.h>
 #include <unistd.h>
-#include <linux/magic.h>
 
 #include <seccomp.h>
 
-#include "fd-util.h"
 #include "macro.h"
-#include "memfd-sysctl.h"
-#include "missing-syscall.h"
-#include "seccomp-rules.h"
+#include "runtime.h"
 
 /*
  * Every ABI whose system calls a process of this build can make: the
@@ -59,7 +54,7 @@ static const uint32_t abis[] = {
 	SCMP_ARCH_MIPS64N32,
 	SCMP_ARCH_MIPS,
 #else
-#error "policy/seccomp-rules.c: the system call ABIs of this architecture are not listed; add them (native first) before building"
+#error "nsexec/seccomp-rules.c: the system call ABIs of this architecture are not listed; add them (native first) before building"
 #endif
 };
 
@@ -67,72 +62,6 @@ static void seccomp_releasep(scmp_filter_ctx *ctx)
 {
 	if (*ctx)
 		seccomp_release(*ctx);
-}
-
-bool policy_level_denies_hugetlb_memfd(int level)
-{
-	return level >= POLICY_HUGETLB_MEMFD_LEVEL;
-}
-
-/* Whether this kernel knows MFD_NOEXEC_SEAL: 1, 0 (it has no levels), or
- * -errno when the probe itself failed for another reason. */
-static int kernel_has_exec_control(void)
-{
-	int fd = missing_memfd_create("memfd-toolkit-probe", MFD_CLOEXEC | MFD_NOEXEC_SEAL);
-
-	if (fd >= 0) {
-		(void)close(fd);
-		return 1;
-	}
-	if (errno == EINVAL || errno == ENOSYS)
-		return 0;
-	return negative_errno();
-}
-
-int policy_memfd_noexec_effective_fd(int fd)
-{
-	struct statfs sfs;
-
-	if (fd < 0) {
-		/* Missing: no levels in this kernel, or hidden from us. */
-		if (fd == -ENOENT && kernel_has_exec_control() == 0)
-			return -EOPNOTSUPP;
-		return fd;
-	}
-	/* Only procfs answers for the reader's namespace; anything else at
-	 * that path (an image's file, no procfs on /proc) may lie. */
-	if (fstatfs(fd, &sfs) < 0)
-		return negative_errno();
-	if ((unsigned long)sfs.f_type != (unsigned long)PROC_SUPER_MAGIC)
-		return -EMEDIUMTYPE;
-	return mt_memfd_noexec_read_fd(fd);
-}
-
-int policy_memfd_noexec_effective(void)
-{
-	_cleanup_close_ int fd = -EBADF;
-
-	fd = open(MT_MEMFD_NOEXEC_PATH, O_RDONLY | O_CLOEXEC | O_NOCTTY);
-	return policy_memfd_noexec_effective_fd(fd < 0 ? negative_errno() : fd);
-}
-
-bool policy_hugetlb_rule_needed(int effective)
-{
-	if (effective < 0)
-		return effective != -EOPNOTSUPP;
-	return policy_level_denies_hugetlb_memfd(effective);
-}
-
-int policy_seccomp_hugetlb_for_effective_level(int *ret_effective, struct mt_error **err)
-{
-	int effective = policy_memfd_noexec_effective(), r;
-
-	if (ret_effective)
-		*ret_effective = effective;
-	if (!policy_hugetlb_rule_needed(effective))
-		return 0;
-	r = policy_seccomp_deny_hugetlb_memfd(err);
-	return r < 0 ? r : 1;
 }
 
 /* The filter, built but not loaded. */
@@ -169,7 +98,7 @@ static int build_filter(scmp_filter_ctx *ret, struct mt_error **err)
 	}
 	/* Only the flag bit is compared: the rest of the flags, and the
 	 * upper half of the register, stay free. */
-	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(POLICY_HUGETLB_MEMFD_ERRNO),
+	r = seccomp_rule_add(ctx, SCMP_ACT_ERRNO(NSEXEC_HUGETLB_MEMFD_ERRNO),
 			     SCMP_SYS(memfd_create), 1,
 			     SCMP_A1(SCMP_CMP_MASKED_EQ, MFD_HUGETLB, MFD_HUGETLB));
 	if (r < 0)
@@ -181,7 +110,7 @@ static int build_filter(scmp_filter_ctx *ret, struct mt_error **err)
 	return 0;
 }
 
-int policy_seccomp_deny_hugetlb_memfd(struct mt_error **err)
+int nsexec_seccomp_deny_hugetlb_memfd(struct mt_error **err)
 {
 	_cleanup_(seccomp_releasep) scmp_filter_ctx ctx = NULL;
 	int r;

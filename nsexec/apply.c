@@ -611,6 +611,47 @@ int nsexec_read_memfd_noexec(int ns_fd)
 	return level_in(ns_fd, false);
 }
 
+int nsexec_check_exec_sys_admin(pid_t target, int level, bool keeps_sys_admin,
+				struct mt_error **err)
+{
+	_cleanup_(target_done) struct target t = {
+		.pidfd = -EBADF, .nsfd = -EBADF, .parent = -EBADF, .given = -EBADF};
+	int r, parent_level;
+
+	if (!keeps_sys_admin || level <= 0)
+		return 0;
+	if (level > 2)
+		return mt_error_set(err, -EINVAL,
+				    "Refusing vm.memfd_noexec=%d: allowed values are 0, 1 or 2.",
+				    level);
+	if (target <= 0)
+		return mt_error_set(err, -EINVAL, "Refusing process ID %d.", (int)target);
+	/* Its root is not global root: the kernel refuses its writes.  An
+	 * unprivileged caller may not look (a non-dumpable init), but could
+	 * not join a container whose user namespace maps global root either:
+	 * that takes CAP_SYS_ADMIN over the initial user namespace. */
+	r = nsexec_pid_maps_global_root(target, -EBADF);
+	if (r == 0 || ((r == -EACCES || r == -EPERM) && geteuid() != 0))
+		return 0;
+	if (r < 0)
+		return mt_error_set(
+			err, r == -ESRCH ? r : -EOPNOTSUPP,
+			"Refusing to add a process that keeps CAP_SYS_ADMIN to the container of process %d, which asked for vm.memfd_noexec=%d: whether its user namespace maps global root cannot be told here (%s).",
+			(int)target, level, strerror(-r));
+	r = target_open(target, &t, err);
+	if (r < 0)
+		return r;
+	parent_level = parent_level_of(&t, err);
+	if (parent_level < 0)
+		return parent_level;
+	if (parent_level >= level)
+		return 0;
+	return mt_error_set(
+		err, -EPERM,
+		"Refusing to add a process that keeps CAP_SYS_ADMIN in its bounding set to the container of process %d: the container asked for vm.memfd_noexec=%d and has no user namespace of its own (or one that maps global root), so that process could remount /proc/sys read-write and lower the level again, down to its parent's %d; the container's creation refuses CAP_SYS_ADMIN by the same rule. Leave CAP_SYS_ADMIN out of the process's capabilities (e.g. no --cap CAP_SYS_ADMIN, no CAP_SYS_ADMIN in process.capabilities.bounding).",
+		(int)target, level, parent_level);
+}
+
 static int apply(struct target *t, pid_t target, const struct nsexec_request *req,
 		 struct nsexec_result *ret, struct mt_error **err);
 

@@ -124,6 +124,24 @@ int nsexec_apply_memfd_noexec_ns(pid_t target, int ns_fd, const struct nsexec_re
 				 struct nsexec_result *ret, struct mt_error **err);
 
 /*
+ * For a process added to a running container (runc exec, crun exec) whose
+ * init is target and which asked for level (0..2, or below 0 for none):
+ * the CAP_SYS_ADMIN rule of nsexec_apply_memfd_noexec() again, for the new
+ * process.  If it keeps CAP_SYS_ADMIN in its bounding set (the runtime's
+ * own reading of the exec's capabilities; none given counts as keeping
+ * it) while the container's user namespace maps global root, it could
+ * remount /proc/sys and lower the container's level down to its parent's:
+ * refused unless that parent already enforces the level.  Never writes.
+ *
+ * Errors: -EPERM refused (the message names the rule); -EINVAL a level
+ * above 2 or target <= 0; -ESRCH target exited; -EOPNOTSUPP whether the
+ * user namespace maps global root cannot be told from here; or those of
+ * nsexec_apply_memfd_noexec() while finding the parent's level.
+ */
+int nsexec_check_exec_sys_admin(pid_t target, int level, bool keeps_sys_admin,
+				struct mt_error **err);
+
+/*
  * The effective vm.memfd_noexec of the PID namespace open at ns_fd, read
  * from inside it (which needs CAP_SYS_ADMIN over its owner, or being that
  * owner).  Never writes.  Returns 0, 1 or 2, or -errno: -EPERM when it may

@@ -326,6 +326,23 @@ int crun_memfd_noexec_seccomp(libcrun_container_t *container, libcrun_error_t *e
 	return 0;
 }
 
+int crun_memfd_noexec_check_exec(libcrun_container_t *container, pid_t pid,
+				 runtime_spec_schema_config_schema_process *process,
+				 libcrun_error_t *err)
+{
+	/* crun exec runs with the exec's capabilities, else the container's. */
+	const runtime_spec_schema_config_schema_process *caps_of =
+		process && process->capabilities ? process : container->container_def->process;
+	struct mt_error *e = NULL;
+
+	if (container->memfd_noexec == CRUN_MEMFD_NOEXEC_NONE)
+		return 0;
+	if (nsexec_runtime_check_exec(pid, container->memfd_noexec, keeps_sys_admin(caps_of), &e) <
+	    0)
+		return to_crun_error(err, &e);
+	return 0;
+}
+
 int crun_memfd_noexec_refuse_restore(libcrun_container_t *container, libcrun_error_t *err)
 {
 	if (container->memfd_noexec == CRUN_MEMFD_NOEXEC_NONE)

@@ -99,6 +99,18 @@ int crun_memfd_noexec_apply(libcrun_container_t *container, pid_t pid, int sync_
  */
 int crun_memfd_noexec_seccomp(libcrun_container_t *container, libcrun_error_t *err);
 
+/*
+ * For crun exec, before it joins the container's namespaces: pid is the
+ * container's init, process the exec's process (its capabilities, else
+ * the container's, count).  A container that asked for a level and has
+ * no user namespace of its own gets no process that keeps CAP_SYS_ADMIN,
+ * unless its parent already enforces the level: the creation's rule,
+ * nsexec_runtime_check_exec().  Returns 0 or a crun error naming the rule.
+ */
+int crun_memfd_noexec_check_exec(libcrun_container_t *container, pid_t pid,
+				 runtime_spec_schema_config_schema_process *process,
+				 libcrun_error_t *err);
+
 /* For restore: a request refuses it (CRIU recreates the processes). */
 int crun_memfd_noexec_refuse_restore(libcrun_container_t *container, libcrun_error_t *err);
 

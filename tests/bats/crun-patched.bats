@@ -198,14 +198,16 @@ assert_level_matrix() {
 }
 
 # Invalid requests: a JSON value for annotations["memfd_noexec"] (in
-# $T/value.json), then what the refusal must quote.
+# $T/value.json), then what the refusal must quote.  A value that is no
+# JSON string never reaches the shim: crun's own parser refuses it with
+# its own message, naming the key.
 BAD_VALUES=(
 	'"3"'		'Refusing annotations["memfd_noexec"] = "3" in config.json: allowed values are "0", "1" or "2"'
 	'"-1"'		'annotations["memfd_noexec"] = "-1" in config.json'
 	'""'		'annotations["memfd_noexec"] = "" in config.json'
 	'" 2"'		'annotations["memfd_noexec"] = " 2" in config.json'
 	'"2\n"'		'annotations["memfd_noexec"] = "2\n" in config.json'
-	'2'		'annotations["memfd_noexec"] in config.json: it is the JSON number 2'
+	'2'		"Invalid value with type 'string' for key 'memfd_noexec'"
 	'dup'		'duplicate key "memfd_noexec" in the object at annotations'
 )
 
@@ -346,6 +348,53 @@ BAD_VALUES=(
 	assert_line --regexp '^ +0 +100000 +65536$'
 	assert_memfd_level 2
 	assert_nothing_left
+}
+
+# The rule above, at create only, let crun exec add CAP_SYS_ADMIN later
+# (issue 41, item 3): such a process could remount /proc/sys and lower the
+# level to its parent's.  crun exec now refuses a process that keeps it
+# (--cap, or a --process whose bounding set has it) in a container that
+# asked for a level and has no user namespace of its own, unless the
+# parent already enforces the level; a plain exec still works.
+@test "crun exec that adds CAP_SYS_ADMIN to a container that asked for a level without a user namespace is refused; a plain exec works" {
+	as rootful "$U_CRUN"
+	bundle b '.annotations.memfd_noexec = "2"' /bin/sleep 60
+	jq -n '{terminal: false, cwd: "/", user: {uid: 0, gid: 0}, args: ["/bin/memfdprobe", "level"],
+		capabilities: {bounding: ["CAP_SYS_ADMIN"], effective: ["CAP_SYS_ADMIN"], permitted: ["CAP_SYS_ADMIN"]}}' >"$T/process.json"
+	chmod a+r "$T/process.json"
+	local level out
+	for level in 0 2; do
+		echo "row: parent level $level" >&2 # shown if it fails
+		# shellcheck disable=SC2016 # expanded by the inner sh
+		run crun_ns "$level" sh -c '
+			"$T/runc" create -b "$T/b" "$ID" </dev/null >/dev/null 2>"$T/create.log" ||
+				{ cat "$T/create.log"; exit 1; }
+			"$T/runc" start "$ID"
+			echo ---- cap
+			"$T/runc" exec --cap CAP_SYS_ADMIN "$ID" /bin/memfdprobe level </dev/null 2>&1 || echo "exec=$?"
+			echo ---- process
+			"$T/runc" exec --process "$T/process.json" "$ID" </dev/null 2>&1 || echo "exec=$?"
+			echo ---- plain
+			"$T/runc" exec "$ID" /bin/memfdprobe level </dev/null 2>&1 || echo "exec=$?"
+			"$T/runc" delete -f "$ID"'
+		assert_success
+		local cap="${output#*---- cap}" process="${output#*---- process}" plain="${output#*---- plain}"
+		cap="${cap%%---- process*}" process="${process%%---- plain*}"
+		with_output "$plain" assert_line 'memfdprobe: level=2'
+		if [ "$level" -eq 0 ]; then
+			for out in "$cap" "$process"; do
+				with_output "$out" assert_line --regexp '^exec=[1-9]'
+				with_output "$out" assert_output --partial 'Refusing to add a process that keeps CAP_SYS_ADMIN in its bounding set to the container of process'
+				with_output "$out" assert_output --partial 'lower the level again, down to its parent'"'"'s 0'
+				with_output "$out" refute_output --partial 'memfdprobe:'
+			done
+		else
+			# The parent enforces 2: nothing to lower.
+			with_output "$cap" assert_line 'memfdprobe: level=2'
+			with_output "$process" assert_line 'memfdprobe: level=2'
+		fi
+		assert_nothing_left
+	done
 }
 
 # hugetlbfs ignores F_SEAL_EXEC, so level 2 alone would leave MFD_HUGETLB

@@ -121,6 +121,12 @@ execute_before_dh_auto_configure:
 	cmake -S memfd-toolkit -B memfd-toolkit/build -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
 	cmake --build memfd-toolkit/build --target cloned_binary nsexec mtcommon
 
+# Only the libraries of Debian's Build-Depends: crun's configure also
+# links libgcrypt whenever its -dev package happens to be installed (it is
+# no Build-Depends of Debian's crun), which added libgcrypt20 to Depends.
+override_dh_auto_configure:
+	dh_auto_configure -- ac_cv_search_gcry_check_version=no
+
 override_dh_auto_build:
 	dh_auto_build -- MEMFD_TOOLKIT_LIBS="$tk_libs"
 

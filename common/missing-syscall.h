@@ -169,6 +169,12 @@ static inline int missing_fsmount(int fd, unsigned int flags, unsigned int attr_
 #ifndef NS_GET_OWNER_UID
 #define NS_GET_OWNER_UID 0xb704 /* _IO(0xb7, 0x4), 4.11; linux/nsfs.h */
 #endif
+#ifndef NS_GET_PID_IN_PIDNS
+/* _IOR(0xb7, 0x8, int): a PID of the caller's namespace as the namespace
+ * at the fd numbers it; linux/nsfs.h, newer than Debian 12's headers
+ * (ENOTTY where the kernel lacks it). */
+#define NS_GET_PID_IN_PIDNS 0x8004b708
+#endif
 /* Fixed inode numbers of the initial namespaces (include/linux/proc_ns.h,
  * not exported to user space), stable since 3.8. */
 #ifndef PROC_USER_INIT_INO

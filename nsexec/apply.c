@@ -13,9 +13,11 @@
 #include <sys/ioctl.h>
 #include <unistd.h>
 
+#include "fd-util.h"
 #include "helper.h"
 #include "macro.h"
 #include "missing-syscall.h"
+#include "parse.h"
 #include "nsexec.h"
 #include "pidns.h"
 #include "memfd-sysctl.h"
@@ -23,6 +25,11 @@
 
 #define NO_SYSCTL \
 	"this kernel lacks /proc/sys/vm/memfd_noexec (it needs Linux 6.3 or later, with CONFIG_PID_NS). The request cannot be honoured, so creation fails closed; remove the memfd_noexec annotation to run without it"
+
+/* The kernel's PID_MAX_LIMIT on 64-bit, and its deepest PID namespace
+ * (MAX_PID_NS_LEVEL, 32, below the initial one). */
+#define PID_MAX_LIMIT 4194304
+#define MT_MAX_PIDNS_LEVEL 32
 
 struct target {
 	pid_t pid;
@@ -45,6 +52,82 @@ static void target_done(struct target *t)
 }
 
 /* ---- finding the target's namespace ------------------------------------- */
+
+/*
+ * Whether t->given is the ACTIVE PID namespace of t->pidfd's process, by
+ * what the kernel says of that process rather than by what sent the fd
+ * (which opened /proc/self/ns/pid in whatever mount namespace it was in,
+ * one the container may have shaped): the pidfd's NSpid (its PID in each
+ * namespace from ours down to its own, k entries, read through our own
+ * procfs) ends in the PID that NS_GET_PID_IN_PIDNS gives for it in the
+ * given namespace, and that namespace lies exactly k - 1 levels below
+ * ours.  A process is visible only in its own namespace and the ones above
+ * it, one per level, so that pins it down.  The pidfd is alive afterwards,
+ * so the PID never named another process meanwhile.  0 if it is;
+ * -EXDEV if not; -ENOTTY without the ioctl; -ESRCH if the process exited;
+ * -EOPNOTSUPP if /proc is not ours or there is no pidfd; or -errno.
+ */
+static int given_ns_is_active(const struct target *t)
+{
+	struct nsexec_ns_id self, id;
+	char buf[4096];
+	const char *p, *end;
+	int nspid[MT_MAX_PIDNS_LEVEL + 1];
+	int k = 0, n, r;
+	_cleanup_close_ int cur = -EBADF;
+
+	if (t->pidfd < 0 || nsexec_procfs_is_ours() != 1)
+		return -EOPNOTSUPP;
+	r = read_fdinfo_field(t->pidfd, "NSpid", buf, sizeof(buf), &p);
+	if (r < 0)
+		return r == -ENODATA ? -EOPNOTSUPP : r;
+	/* "-1": it has exited. */
+	if (p[strspn(p, " \t")] == '-')
+		return -ESRCH;
+	for (;;) {
+		p += strspn(p, " \t");
+		if (*p == '\n' || *p == '\0')
+			break;
+		if (k > MT_MAX_PIDNS_LEVEL || mt_parse_int(p, PID_MAX_LIMIT, &nspid[k], &end) < 0)
+			return -EBADMSG;
+		k++;
+		p = end;
+	}
+	/* The first entry is our view of it. */
+	if (k == 0 || nspid[0] <= 0)
+		return -ESRCH;
+	if (nspid[0] != t->pid)
+		return -EXDEV;
+	n = ioctl(t->given, NS_GET_PID_IN_PIDNS, (unsigned long)t->pid);
+	if (n < 0)
+		return errno == ESRCH ? -EXDEV : negative_errno();
+	if (n != nspid[k - 1])
+		return -EXDEV;
+	cur = fcntl(t->given, F_DUPFD_CLOEXEC, 3);
+	if (cur < 0)
+		return negative_errno();
+	for (int level = k - 1; level > 0; level--) {
+		int parent = ioctl(cur, NS_GET_PARENT);
+
+		/* EPERM: it left our subtree before reaching ours. */
+		if (parent < 0)
+			return errno == EPERM ? -EXDEV : negative_errno();
+		safe_close(cur);
+		cur = parent;
+	}
+	r = nsexec_ns_id_self(&self);
+	if (r < 0)
+		return r;
+	r = nsexec_ns_id_of_fd(cur, &id);
+	if (r < 0)
+		return r;
+	if (!nsexec_ns_id_equal(&id, &self))
+		return -EXDEV;
+	r = nsexec_pidfd_pid(t->pidfd);
+	if (r < 0)
+		return r;
+	return r == t->pid ? 0 : -ESRCH;
+}
 
 /*
  * The namespace the runtime passed (nsexec_apply_memfd_noexec_ns()): used
@@ -74,6 +157,16 @@ static int target_given_ns(struct target *t, int ours, struct mt_error **err)
 			err, -EINVAL,
 			"Refusing vm.memfd_noexec for process %d: the namespace fd passed for it is not a PID namespace.",
 			(int)t->pid);
+	r = given_ns_is_active(t);
+	if (r < 0)
+		return mt_error_set(
+			err, r == -ESRCH ? r : -EXDEV,
+			"Refusing vm.memfd_noexec for process %d: the PID namespace passed for it could not be proved to be the one the kernel says it is in (%s). The container's process opened it through whatever /proc its mount namespace showed, so it is not trusted on its word.",
+			(int)t->pid,
+			r == -EXDEV ? "it is another namespace"
+			: r == -ENOTTY
+				? "this kernel cannot translate a PID into a namespace (NS_GET_PID_IN_PIDNS)"
+				: strerror(-r));
 	t->nsfd = fcntl(t->given, F_DUPFD_CLOEXEC, 3);
 	if (t->nsfd < 0)
 		return mt_error_set(err, negative_errno(),
@@ -516,6 +609,47 @@ static int raise_created(const struct target *t, const struct nsexec_request *re
 int nsexec_read_memfd_noexec(int ns_fd)
 {
 	return level_in(ns_fd, false);
+}
+
+int nsexec_check_exec_sys_admin(pid_t target, int level, bool keeps_sys_admin,
+				struct mt_error **err)
+{
+	_cleanup_(target_done) struct target t = {
+		.pidfd = -EBADF, .nsfd = -EBADF, .parent = -EBADF, .given = -EBADF};
+	int r, parent_level;
+
+	if (!keeps_sys_admin || level <= 0)
+		return 0;
+	if (level > 2)
+		return mt_error_set(err, -EINVAL,
+				    "Refusing vm.memfd_noexec=%d: allowed values are 0, 1 or 2.",
+				    level);
+	if (target <= 0)
+		return mt_error_set(err, -EINVAL, "Refusing process ID %d.", (int)target);
+	/* Its root is not global root: the kernel refuses its writes.  An
+	 * unprivileged caller may not look (a non-dumpable init), but could
+	 * not join a container whose user namespace maps global root either:
+	 * that takes CAP_SYS_ADMIN over the initial user namespace. */
+	r = nsexec_pid_maps_global_root(target, -EBADF);
+	if (r == 0 || ((r == -EACCES || r == -EPERM) && geteuid() != 0))
+		return 0;
+	if (r < 0)
+		return mt_error_set(
+			err, r == -ESRCH ? r : -EOPNOTSUPP,
+			"Refusing to add a process that keeps CAP_SYS_ADMIN to the container of process %d, which asked for vm.memfd_noexec=%d: whether its user namespace maps global root cannot be told here (%s).",
+			(int)target, level, strerror(-r));
+	r = target_open(target, &t, err);
+	if (r < 0)
+		return r;
+	parent_level = parent_level_of(&t, err);
+	if (parent_level < 0)
+		return parent_level;
+	if (parent_level >= level)
+		return 0;
+	return mt_error_set(
+		err, -EPERM,
+		"Refusing to add a process that keeps CAP_SYS_ADMIN in its bounding set to the container of process %d: the container asked for vm.memfd_noexec=%d and has no user namespace of its own (or one that maps global root), so that process could remount /proc/sys read-write and lower the level again, down to its parent's %d; the container's creation refuses CAP_SYS_ADMIN by the same rule. Leave CAP_SYS_ADMIN out of the process's capabilities (e.g. no --cap CAP_SYS_ADMIN, no CAP_SYS_ADMIN in process.capabilities.bounding).",
+		(int)target, level, parent_level);
 }
 
 static int apply(struct target *t, pid_t target, const struct nsexec_request *req,

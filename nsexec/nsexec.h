@@ -116,11 +116,34 @@ int nsexec_apply_memfd_noexec_pidfd(int pidfd, const struct nsexec_request *req,
  * container process is not dumpable, so that an unprivileged caller may
  * not open its namespace (crun, rootless).  Where the caller can open it,
  * it must be the same namespace (-EXDEV otherwise); ns_fd must be a PID
- * namespace (-EINVAL otherwise).  It is trusted as much as the PID the
- * runtime got the same way.
+ * namespace (-EINVAL otherwise).  Where the caller cannot, it is never
+ * taken on the sender's word (which opened it through whatever /proc its
+ * mount namespace showed): the kernel's view of target must prove it to be
+ * target's active PID namespace (its pidfd's NSpid through our own procfs,
+ * NS_GET_PID_IN_PIDNS on ns_fd, its depth below ours by NS_GET_PARENT),
+ * -EXDEV otherwise, or when the kernel cannot tell (no NS_GET_PID_IN_PIDNS,
+ * a /proc of another PID namespace).
  */
 int nsexec_apply_memfd_noexec_ns(pid_t target, int ns_fd, const struct nsexec_request *req,
 				 struct nsexec_result *ret, struct mt_error **err);
+
+/*
+ * For a process added to a running container (runc exec, crun exec) whose
+ * init is target and which asked for level (0..2, or below 0 for none):
+ * the CAP_SYS_ADMIN rule of nsexec_apply_memfd_noexec() again, for the new
+ * process.  If it keeps CAP_SYS_ADMIN in its bounding set (the runtime's
+ * own reading of the exec's capabilities; none given counts as keeping
+ * it) while the container's user namespace maps global root, it could
+ * remount /proc/sys and lower the container's level down to its parent's:
+ * refused unless that parent already enforces the level.  Never writes.
+ *
+ * Errors: -EPERM refused (the message names the rule); -EINVAL a level
+ * above 2 or target <= 0; -ESRCH target exited; -EOPNOTSUPP whether the
+ * user namespace maps global root cannot be told from here; or those of
+ * nsexec_apply_memfd_noexec() while finding the parent's level.
+ */
+int nsexec_check_exec_sys_admin(pid_t target, int level, bool keeps_sys_admin,
+				struct mt_error **err);
 
 /*
  * The effective vm.memfd_noexec of the PID namespace open at ns_fd, read

@@ -106,6 +106,11 @@ int nsexec_runtime_apply(pid_t target, const struct nsexec_runtime_request *req,
 	return nsexec_apply_memfd_noexec(target, &r, ret, err);
 }
 
+int nsexec_runtime_check_exec(pid_t target, int level, bool keeps_sys_admin, struct mt_error **err)
+{
+	return nsexec_check_exec_sys_admin(target, level, keeps_sys_admin, err);
+}
+
 /* ---- the huge-page rule --------------------------------------------------- */
 
 /* Only procfs answers for the reader's namespace; anything else at that

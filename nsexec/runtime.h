@@ -130,6 +130,20 @@ struct nsexec_runtime_request {
 int nsexec_runtime_apply(pid_t target, const struct nsexec_runtime_request *req,
 			 struct nsexec_result *ret, struct mt_error **err);
 
+/*
+ * For an exec into a running container (runc exec, crun exec), before the
+ * runtime joins its namespaces: target is the container's init, level what
+ * the container asked for (NSEXEC_RUNTIME_LEVEL_NONE: no check), and
+ * keeps_sys_admin whether the new process keeps CAP_SYS_ADMIN in its
+ * bounding set, by the runtime's own reading of the exec's capabilities
+ * (or the container's, when the exec gives none; no bounding set counts
+ * as keeping it).  The CAP_SYS_ADMIN rule of creation, for the new
+ * process: refused with -EPERM, naming the rule, where the container has
+ * no user namespace of its own and its parent does not enforce the level
+ * (nsexec_check_exec_sys_admin(), nsexec.h, which lists the errors).
+ */
+int nsexec_runtime_check_exec(pid_t target, int level, bool keeps_sys_admin, struct mt_error **err);
+
 /* ---- the huge-page rule --------------------------------------------------- */
 
 /*

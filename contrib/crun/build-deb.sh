@@ -95,7 +95,7 @@ for f in "$HERE/crun_loader_shim.c" "$HERE/crun_memfd_toolkit.h"; do
 done
 [ ! -e "$lib/memfd-toolkit" ] || die "Debian's crun already has src/libcrun/memfd-toolkit"
 mkdir "$lib/memfd-toolkit"
-cp "$TOP"/{cloned_binary,common,nsexec,policy}/*.h "$lib/memfd-toolkit/"
+cp "$TOP"/{cloned_binary,common,nsexec}/*.h "$lib/memfd-toolkit/"
 printf '/* Written by contrib/crun/build-deb.sh. */\n#define CRUN_MEMFD_TOOLKIT_VERSION "%s"\n' \
 	"$LOADER_VERSION" >"$lib/memfd-toolkit/version.h"
 
@@ -104,23 +104,28 @@ printf '/* Written by contrib/crun/build-deb.sh. */\n#define CRUN_MEMFD_TOOLKIT_
 # project's top one also builds the programs, man pages and units).
 [ ! -e "$src/memfd-toolkit" ] || die "Debian's crun already has memfd-toolkit/"
 mkdir "$src/memfd-toolkit"
-cp -r "$TOP"/{cloned_binary,common,nsexec,policy} "$src/memfd-toolkit/"
+cp -r "$TOP"/{cloned_binary,common,nsexec} "$src/memfd-toolkit/"
 {
 	echo "# Written by contrib/crun/build-deb.sh: memfd-toolkit's libraries alone."
 	sed -n '1,/^add_subdirectory(common)$/p' "$TOP/CMakeLists.txt" | sed '$d'
 	echo 'add_subdirectory(common)'
 	echo 'add_subdirectory(cloned_binary)'
-	echo 'add_subdirectory(policy)'
 	echo 'add_subdirectory(nsexec)'
 } >"$src/memfd-toolkit/CMakeLists.txt"
-tk_libs='$(CURDIR)/memfd-toolkit/build/cloned_binary/libcloned_binary.a $(CURDIR)/memfd-toolkit/build/policy/libpolicy.a $(CURDIR)/memfd-toolkit/build/nsexec/libnsexec.a $(CURDIR)/memfd-toolkit/build/common/libmtcommon.a'
+tk_libs='$(CURDIR)/memfd-toolkit/build/cloned_binary/libcloned_binary.a $(CURDIR)/memfd-toolkit/build/nsexec/libnsexec.a $(CURDIR)/memfd-toolkit/build/common/libmtcommon.a'
 cat >>"$src/debian/rules" <<EOF
 
 # memfd-toolkit (contrib/crun/build-deb.sh): its libraries first, then crun
 # linked against them.
 execute_before_dh_auto_configure:
 	cmake -S memfd-toolkit -B memfd-toolkit/build -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo
-	cmake --build memfd-toolkit/build --target cloned_binary nsexec policy mtcommon
+	cmake --build memfd-toolkit/build --target cloned_binary nsexec mtcommon
+
+# Only the libraries of Debian's Build-Depends: crun's configure also
+# links libgcrypt whenever its -dev package happens to be installed (it is
+# no Build-Depends of Debian's crun), which added libgcrypt20 to Depends.
+override_dh_auto_configure:
+	dh_auto_configure -- ac_cv_search_gcry_check_version=no
 
 override_dh_auto_build:
 	dh_auto_build -- MEMFD_TOOLKIT_LIBS="$tk_libs"

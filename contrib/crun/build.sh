@@ -23,8 +23,9 @@
 #
 # Steps: fetch the source into build/crun[-VERSION]-dl/ (kept, so a rebuild
 # downloads nothing); unpack it into build/crun[-VERSION]-src/ (wiped every
-# run); build the toolkit's libraries (cloned_binary, nsexec, policy,
-# mtcommon) with CMake into build/crun-toolkit/; delete crun's
+# run); build the toolkit's libraries that a runtime embeds (cloned_binary,
+# nsexec, mtcommon: no JSON parser, no libcap) with CMake into
+# build/crun-toolkit/; delete crun's
 # cloned_binary.c, put contrib/crun/crun_loader_shim.c and
 # crun_memfd_toolkit.h (one shim for every version) in src/libcrun/ and the
 # libraries' headers in src/libcrun/memfd-toolkit/; apply the version's
@@ -133,10 +134,10 @@ echo "build.sh: crun $WANT from $CRUN_DESC, loader memfd-toolkit $LOADER_VERSION
 # independent as the project always builds them.
 cmake -S "$TOP" -B "$TK" -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null ||
 	die "cmake could not configure $TK"
-cmake --build "$TK" -j"$(nproc)" --target cloned_binary nsexec policy mtcommon >/dev/null ||
+cmake --build "$TK" -j"$(nproc)" --target cloned_binary nsexec mtcommon >/dev/null ||
 	die "cmake could not build the libraries in $TK"
 libs=
-for l in cloned_binary/libcloned_binary.a policy/libpolicy.a nsexec/libnsexec.a common/libmtcommon.a; do
+for l in cloned_binary/libcloned_binary.a nsexec/libnsexec.a common/libmtcommon.a; do
 	[ -f "$TK/$l" ] || die "no $TK/$l after the build"
 	libs="$libs $TK/$l"
 done
@@ -153,7 +154,7 @@ for f in "$HERE/crun_loader_shim.c" "$HERE/crun_memfd_toolkit.h"; do
 done
 [ ! -e "$LIBCRUN/memfd-toolkit" ] || die "$CRUN_DESC already has src/libcrun/memfd-toolkit"
 mkdir "$LIBCRUN/memfd-toolkit"
-cp "$TOP"/{cloned_binary,common,nsexec,policy}/*.h "$LIBCRUN/memfd-toolkit/"
+cp "$TOP"/{cloned_binary,common,nsexec}/*.h "$LIBCRUN/memfd-toolkit/"
 # printf %q is not C; the version holds no quote or backslash (checked).
 case "$LOADER_VERSION" in *[\"\\]*) die "the version '$LOADER_VERSION' has a quote or a backslash" ;; esac
 printf '/* Written by contrib/crun/build.sh. */\n#define CRUN_MEMFD_TOOLKIT_VERSION "%s"\n' \
@@ -174,7 +175,9 @@ fi
 cd "$DEST"
 log=$TOP/build/crun-$WANT-build.log
 # Debian's own flags (hardening=+all, as debian/rules asks), so that the
-# benchmarks compare loaders, not builds.
+# benchmarks compare loaders, not builds; and, as Debian's build, no
+# libgcrypt (configure links it whenever libgcrypt20-dev is installed,
+# which Debian's crun does not Build-Depend on).
 export DEB_BUILD_MAINT_OPTIONS=hardening=+all
 CFLAGS=$(dpkg-buildflags --get CFLAGS)
 CPPFLAGS=$(dpkg-buildflags --get CPPFLAGS)
@@ -189,7 +192,7 @@ export CFLAGS CPPFLAGS LDFLAGS
 stamps=(src/runtime_spec_stamp src/image_spec_stamp src/image_manifest_stamp src/basic-test_stamp)
 {
 	autoreconf -fi &&
-		./configure --prefix=/usr --disable-shared --enable-static &&
+		./configure --prefix=/usr --disable-shared --enable-static ac_cv_search_gcry_check_version=no &&
 		make -j"$(nproc)" .version git-version.h &&
 		make -j1 -C libocispec "${stamps[@]}" &&
 		make -j"$(nproc)" -C libocispec libocispec.la &&

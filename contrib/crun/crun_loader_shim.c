@@ -1,11 +1,13 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * crun_loader_shim: connects crun 1.8 to memfd-toolkit: its constructor to
- * the sealed W^X loader, its config loading to the policy parser, its
- * parent to nsexec_apply_memfd_noexec_ns() and the container's process to
- * the level's seccomp rules.  Everything crun-specific that calls the
- * toolkit lives here; the patches in contrib/crun/patches/ only call it.
- * The functions are described in crun_memfd_toolkit.h.
+ * crun_loader_shim: connects crun (1.8.1, 1.21) to memfd-toolkit: its
+ * constructor to the sealed W^X loader, the request crun's own parser read
+ * to nsexec/runtime.h, its parent to nsexec_apply_memfd_noexec_ns() and
+ * the container's process to the level's seccomp rules, decided from an
+ * fd crun opened before the container's namespaces and mounts.  Everything
+ * crun-specific that calls the toolkit lives here; the patches in
+ * contrib/crun/VERSION/patches/ only call it.  The functions are described
+ * in crun_memfd_toolkit.h.
  *
  * contrib/crun/build.sh deletes crun's src/libcrun/cloned_binary.c (its
  * memfd copy, made without MFD_EXEC, cannot execute once vm.memfd_noexec
@@ -16,6 +18,8 @@
  * ("cloned_binary: using overlay") and the level applied on stderr.
  */
 #define _GNU_SOURCE
+#include <config.h>
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,11 +27,13 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifdef HAVE_CAP
+#include <sys/capability.h>
+#endif
+
 #include "memfd-toolkit/cloned-binary.h"
 #include "memfd-toolkit/errors.h"
-#include "memfd-toolkit/memfd-sysctl.h"
 #include "memfd-toolkit/nsexec.h"
-#include "memfd-toolkit/policy.h"
 #include "memfd-toolkit/runtime.h"
 
 #include "crun_memfd_toolkit.h"
@@ -85,21 +91,105 @@ const char *crun_memfd_toolkit_loader(void)
 	return "loader: sealed W^X (memfd-toolkit " CRUN_MEMFD_TOOLKIT_VERSION ")";
 }
 
-int crun_memfd_noexec_load(const char *json, size_t len, int *level, bool *keeps_sys_admin,
-			   libcrun_error_t *err)
+/*
+ * The value of key in map, as crun's parser read it, into *ret (NULL when
+ * absent).  crun's parser (libocispec over yajl's tree) keeps every entry
+ * of an object, a repeated key too, and crun's own lookups take the first:
+ * a key given twice is refused, so that crun, the hook and every other
+ * reader of the file see one request.
+ */
+static int map_value(const json_map_string_string *map, const char *key, const char *where,
+		     const char **ret, libcrun_error_t *err)
 {
-	struct policy_request req;
-	struct mt_error *e = NULL;
-	int r;
+	const char *found = NULL;
 
-	*level = CRUN_MEMFD_NOEXEC_NONE;
-	*keeps_sys_admin = false;
-	r = policy_parse_config(json, len, &req, &e);
-	if (r < 0)
-		return to_crun_error(err, &e);
-	*level = req.level;
-	*keeps_sys_admin = req.keeps_sys_admin;
+	*ret = NULL;
+	for (size_t i = 0; map && i < map->len; i++) {
+		if (map->keys[i] == NULL || strcmp(map->keys[i], key) != 0)
+			continue;
+		if (found)
+			return crun_make_error(
+				err, 0,
+				"Refusing the vm.memfd_noexec request in config.json: duplicate key \"%s\" in the object at %s. crun would read the first value while other readers of the file read the last, so they would not agree on the level; keep one entry",
+				key, where);
+		found = map->values[i] ? map->values[i] : "";
+	}
+	*ret = found;
 	return 0;
+}
+
+/*
+ * Whether the process keeps CAP_SYS_ADMIN in its bounding set, read as
+ * crun reads it (libcrun_set_caps(): libcap's cap_from_name(), an unknown
+ * name ignored).  No capabilities, or no bounding set, count as keeping
+ * it; so does a crun built without libcap, which leaves capabilities alone.
+ */
+static bool keeps_sys_admin(const runtime_spec_schema_config_schema_process *process)
+{
+#ifdef HAVE_CAP
+	const runtime_spec_schema_config_schema_process_capabilities *caps =
+		process ? process->capabilities : NULL;
+
+	if (caps == NULL || caps->bounding == NULL)
+		return true;
+	for (size_t i = 0; i < caps->bounding_len; i++) {
+		cap_value_t cap;
+
+		if (caps->bounding[i] && cap_from_name(caps->bounding[i], &cap) == 0 &&
+		    cap == CAP_SYS_ADMIN)
+			return true;
+	}
+	return false;
+#else
+	(void)process;
+	return true;
+#endif
+}
+
+int crun_memfd_noexec_load(libcrun_container_t *container, libcrun_error_t *err)
+{
+	runtime_spec_schema_config_schema *def = container->container_def;
+	json_map_string_string *sysctl = def->linux ? def->linux->sysctl : NULL;
+	struct nsexec_runtime_values values = {};
+	struct mt_error *e = NULL;
+	const char *v;
+	int level;
+
+	container->memfd_noexec = CRUN_MEMFD_NOEXEC_NONE;
+	container->memfd_noexec_sys_admin = false;
+	container->memfd_noexec_level_fd = -EBADF;
+
+	if (map_value(def->annotations, NSEXEC_RUNTIME_ANNOTATION, "annotations", &v, err) < 0)
+		return -1;
+	values.annotation = (struct nsexec_runtime_value){v, v ? strlen(v) : 0};
+	if (map_value(sysctl, NSEXEC_RUNTIME_SYSCTL, "linux.sysctl", &v, err) < 0)
+		return -1;
+	values.sysctl = (struct nsexec_runtime_value){v, v ? strlen(v) : 0};
+	if (map_value(sysctl, NSEXEC_RUNTIME_SYSCTL_SLASH, "linux.sysctl", &v, err) < 0)
+		return -1;
+	values.sysctl_slash = (struct nsexec_runtime_value){v, v ? strlen(v) : 0};
+
+	level = nsexec_runtime_level(&values, "config.json", &e);
+	if (level < 0 && level != NSEXEC_RUNTIME_LEVEL_NONE)
+		return to_crun_error(err, &e);
+	if (level == NSEXEC_RUNTIME_LEVEL_NONE)
+		return 0;
+	container->memfd_noexec = level;
+	container->memfd_noexec_sys_admin = keeps_sys_admin(def->process);
+	return 0;
+}
+
+void crun_memfd_noexec_open_level(libcrun_container_t *container)
+{
+	crun_memfd_noexec_close_level(container);
+	container->memfd_noexec_level_fd = nsexec_runtime_level_open();
+}
+
+void crun_memfd_noexec_close_level(libcrun_container_t *container)
+{
+	if (container->memfd_noexec_level_fd >= 0)
+		close(container->memfd_noexec_level_fd);
+	container->memfd_noexec_level_fd = -EBADF;
 }
 
 /*
@@ -210,46 +300,46 @@ int crun_memfd_noexec_apply(libcrun_container_t *container, pid_t pid, int sync_
 	return 0;
 }
 
-/*
- * The level this process (the container's init, or a crun exec process, in
- * the container's PID namespace) really runs at: the namespace's effective
- * value (policy_memfd_noexec_effective(): procfs only), which may be above
- * the request (inherited from a stricter parent, or a namespace joined at a
- * higher level), or set with no request at all; never below the request,
- * which crun's parent made hold before this process went on.  -errno where
- * it cannot be read: policy_hugetlb_rule_needed() then installs the rule
- * (fail-safe), except where the kernel has no levels at all.
- */
-static int effective_level(libcrun_container_t *container)
-{
-	/* Still read through the container's own /proc here (nsexec/runtime.h
-	 * wants the fd opened before the container's mounts: crun's half). */
-	return nsexec_runtime_level_read(nsexec_runtime_level_open(), container->memfd_noexec);
-}
-
 int crun_memfd_noexec_seccomp(libcrun_container_t *container, libcrun_error_t *err)
 {
 	struct mt_error *e = NULL;
-	int level = effective_level(container);
-	int r;
+	int level_fd = container->memfd_noexec_level_fd;
+	int level, r;
 
-	if (!nsexec_hugetlb_rule_needed(level))
-		return 0;
-	r = nsexec_seccomp_deny_hugetlb_memfd(&e);
+	/* Read and closed by the library, whatever it finds. */
+	container->memfd_noexec_level_fd = -EBADF;
+	r = nsexec_runtime_hugetlb_rule(level_fd, container->memfd_noexec, &level, &e);
 	if (r < 0)
 		return to_crun_error(err, &e);
-	if (debug_on()) {
-		if (level >= 0)
-			fprintf(stderr,
-				PREFIX
-				"vm.memfd_noexec=%d (asked for %d): memfd_create(MFD_HUGETLB) refused (seccomp)\n",
-				level, container->memfd_noexec);
-		else
-			fprintf(stderr,
-				PREFIX
-				"vm.memfd_noexec unreadable here (%s): memfd_create(MFD_HUGETLB) refused (seccomp), to be safe\n",
-				strerror(-level));
-	}
+	if (r == 0 || !debug_on())
+		return 0;
+	if (level >= 0)
+		fprintf(stderr,
+			PREFIX
+			"vm.memfd_noexec=%d (asked for %d): memfd_create(MFD_HUGETLB) refused (seccomp)\n",
+			level, container->memfd_noexec);
+	else
+		fprintf(stderr,
+			PREFIX
+			"vm.memfd_noexec unreadable here (%s): memfd_create(MFD_HUGETLB) refused (seccomp), to be safe\n",
+			strerror(-level));
+	return 0;
+}
+
+int crun_memfd_noexec_check_exec(libcrun_container_t *container, pid_t pid,
+				 runtime_spec_schema_config_schema_process *process,
+				 libcrun_error_t *err)
+{
+	/* crun exec runs with the exec's capabilities, else the container's. */
+	const runtime_spec_schema_config_schema_process *caps_of =
+		process && process->capabilities ? process : container->container_def->process;
+	struct mt_error *e = NULL;
+
+	if (container->memfd_noexec == CRUN_MEMFD_NOEXEC_NONE)
+		return 0;
+	if (nsexec_runtime_check_exec(pid, container->memfd_noexec, keeps_sys_admin(caps_of), &e) <
+	    0)
+		return to_crun_error(err, &e);
 	return 0;
 }
 
@@ -260,10 +350,11 @@ int crun_memfd_noexec_refuse_restore(libcrun_container_t *container, libcrun_err
 	return crun_make_error(
 		err, 0,
 		"refusing to restore: the container asks for vm.memfd_noexec=%d, which crun sets only when it creates a container; remove annotations[\"%s\"] and linux.sysctl[\"%s\"] to restore it",
-		container->memfd_noexec, POLICY_ANNOTATION, POLICY_SYSCTL);
+		container->memfd_noexec, NSEXEC_RUNTIME_ANNOTATION, NSEXEC_RUNTIME_SYSCTL);
 }
 
 bool crun_memfd_noexec_is_sysctl(const char *key)
 {
-	return strcmp(key, POLICY_SYSCTL) == 0 || strcmp(key, POLICY_SYSCTL_SLASH) == 0;
+	return strcmp(key, NSEXEC_RUNTIME_SYSCTL) == 0 ||
+	       strcmp(key, NSEXEC_RUNTIME_SYSCTL_SLASH) == 0;
 }

@@ -3,8 +3,9 @@
 # contrib/crun/build-deb.sh: Debian 12's crun package rebuilt with our
 # series (build/deb/bookworm/crun_VERSION+memfdtoolkit1_ARCH.deb).  The
 # package is built here (a few minutes), checked with dpkg-deb and
-# lintian, unpacked, and its crun run: --version names the loader, and it
-# starts a container from the overlay at annotation 2.
+# lintian, its Depends compared with Debian's crun's, unpacked, and its
+# crun run: --version names the loader, and it starts a container from
+# the overlay at annotation 2.
 
 bats_require_minimum_version 1.5.0
 
@@ -14,6 +15,13 @@ load crun
 
 # shellcheck disable=SC2034 # crun.bash's as reads it
 CRUN_ENV=(CRUN_MEMFD_TOOLKIT_DEBUG=1)
+
+# depends_names: a Depends field on stdin as the sorted package names it
+# lists (versions and architecture qualifiers dropped, alternatives each).
+depends_names() {
+	tr ',|' '\n' | sed -e 's/(.*//' -e 's/:any//' -e 's/^[[:space:]]*//' -e 's/[[:space:]]*$//' |
+		sed '/^$/d' | LC_ALL=C sort -u
+}
 
 setup_file() {
 	crun_stage || return 0
@@ -69,6 +77,15 @@ teardown() {
 	run lintian --allow-root --fail-on error "$deb"
 	[ "$status" -eq 0 ] || fail "lintian exited $status: $output"
 	if [ -n "$output" ]; then refute_line --regexp '^E: '; fi
+
+	# It depends on nothing Debian's crun does not (package names; the
+	# versions follow the symbols each build uses).
+	local ours stock extra
+	ours="$(dpkg-deb -f "$deb" Depends | depends_names)"
+	stock="$(apt-cache show "crun=$debian_version" | sed -n 's/^Depends: //p' | head -n1 | depends_names)"
+	[ -n "$stock" ] || fail "apt-cache show crun=$debian_version gives no Depends"
+	extra="$(comm -23 <(echo "$ours") <(echo "$stock"))"
+	[ -z "$extra" ] || fail "our crun depends on ${extra//$'\n'/ }, which Debian's crun $debian_version does not; ours: ${ours//$'\n'/ }; Debian's: ${stock//$'\n'/ }"
 
 	# Unpacked: --version names the loader, and the crun starts a
 	# container from its overlay at annotation 2.

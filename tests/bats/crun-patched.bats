@@ -198,14 +198,16 @@ assert_level_matrix() {
 }
 
 # Invalid requests: a JSON value for annotations["memfd_noexec"] (in
-# $T/value.json), then what the refusal must quote.
+# $T/value.json), then what the refusal must quote.  A value that is no
+# JSON string never reaches the shim: crun's own parser refuses it with
+# its own message, naming the key.
 BAD_VALUES=(
 	'"3"'		'Refusing annotations["memfd_noexec"] = "3" in config.json: allowed values are "0", "1" or "2"'
 	'"-1"'		'annotations["memfd_noexec"] = "-1" in config.json'
 	'""'		'annotations["memfd_noexec"] = "" in config.json'
 	'" 2"'		'annotations["memfd_noexec"] = " 2" in config.json'
 	'"2\n"'		'annotations["memfd_noexec"] = "2\n" in config.json'
-	'2'		'annotations["memfd_noexec"] in config.json: it is the JSON number 2'
+	'2'		"Invalid value with type 'string' for key 'memfd_noexec'"
 	'dup'		'duplicate key "memfd_noexec" in the object at annotations'
 )
 
@@ -381,6 +383,53 @@ BAD_VALUES=(
 	assert_nothing_left
 }
 
+# The rule above, at create only, let crun exec add CAP_SYS_ADMIN later
+# (issue 41, item 3): such a process could remount /proc/sys and lower the
+# level to its parent's.  crun exec now refuses a process that keeps it
+# (--cap, or a --process whose bounding set has it) in a container that
+# asked for a level and has no user namespace of its own, unless the
+# parent already enforces the level; a plain exec still works.
+@test "crun exec that adds CAP_SYS_ADMIN to a container that asked for a level without a user namespace is refused; a plain exec works" {
+	as rootful "$U_CRUN"
+	bundle b '.annotations.memfd_noexec = "2"' /bin/sleep 60
+	jq -n '{terminal: false, cwd: "/", user: {uid: 0, gid: 0}, args: ["/bin/memfdprobe", "level"],
+		capabilities: {bounding: ["CAP_SYS_ADMIN"], effective: ["CAP_SYS_ADMIN"], permitted: ["CAP_SYS_ADMIN"]}}' >"$T/process.json"
+	chmod a+r "$T/process.json"
+	local level out
+	for level in 0 2; do
+		echo "row: parent level $level" >&2 # shown if it fails
+		# shellcheck disable=SC2016 # expanded by the inner sh
+		run crun_ns "$level" sh -c '
+			"$T/runc" create -b "$T/b" "$ID" </dev/null >/dev/null 2>"$T/create.log" ||
+				{ cat "$T/create.log"; exit 1; }
+			"$T/runc" start "$ID"
+			echo ---- cap
+			"$T/runc" exec --cap CAP_SYS_ADMIN "$ID" /bin/memfdprobe level </dev/null 2>&1 || echo "exec=$?"
+			echo ---- process
+			"$T/runc" exec --process "$T/process.json" "$ID" </dev/null 2>&1 || echo "exec=$?"
+			echo ---- plain
+			"$T/runc" exec "$ID" /bin/memfdprobe level </dev/null 2>&1 || echo "exec=$?"
+			"$T/runc" delete -f "$ID"'
+		assert_success
+		local cap="${output#*---- cap}" process="${output#*---- process}" plain="${output#*---- plain}"
+		cap="${cap%%---- process*}" process="${process%%---- plain*}"
+		with_output "$plain" assert_line 'memfdprobe: level=2'
+		if [ "$level" -eq 0 ]; then
+			for out in "$cap" "$process"; do
+				with_output "$out" assert_line --regexp '^exec=[1-9]'
+				with_output "$out" assert_output --partial 'Refusing to add a process that keeps CAP_SYS_ADMIN in its bounding set to the container of process'
+				with_output "$out" assert_output --partial 'lower the level again, down to its parent'"'"'s 0'
+				with_output "$out" refute_output --partial 'memfdprobe:'
+			done
+		else
+			# The parent enforces 2: nothing to lower.
+			with_output "$cap" assert_line 'memfdprobe: level=2'
+			with_output "$process" assert_line 'memfdprobe: level=2'
+		fi
+		assert_nothing_left
+	done
+}
+
 # hugetlbfs ignores F_SEAL_EXEC, so level 2 alone would leave MFD_HUGETLB
 # memfds executable; the rebuilt crun adds a seccomp rule at 2 only, to
 # the container's process and to every crun exec.
@@ -448,6 +497,46 @@ BAD_VALUES=(
 	assert_nothing_left
 }
 
+# A config that bind-mounts another procfs file holding 0 (laptop_mode)
+# over /proc/sys/vm/memfd_noexec spoofs the container's own view of the
+# level, and a rule decided from that view was left out while the
+# container ran at an inherited 2 (issue "One narrow runtime interface",
+# case c).  The level that decides comes through an fd crun opened on its
+# own procfs before the container's namespaces and mounts: the init and a
+# crun exec both keep the rule, rootful and rootless.
+@test "a config bind mount over /proc/sys/vm/memfd_noexec does not remove the MFD_HUGETLB rule at an inherited 2, in crun exec neither" {
+	local mode
+	for mode in rootful rootless; do
+		echo "row: $mode" >&2 # shown if it fails
+		as "$mode" "$U_CRUN"
+		bundle b '.mounts += [{"destination": "/proc/sys/vm/memfd_noexec", "type": "bind",
+			"source": "/proc/sys/vm/laptop_mode", "options": ["bind", "ro"]}]' \
+			/bin/sh -c 'echo "spoofed=$(cat /proc/sys/vm/memfd_noexec)"; memfdprobe hugetlb; exec sleep 60'
+		# shellcheck disable=SC2016 # expanded by the inner sh
+		run crun_ns 2 sh -ec '
+			"$T/runc" create -b "$T/b" "$ID" </dev/null >"$T/init.out" 2>"$T/create.log" ||
+				{ cat "$T/create.log"; exit 1; }
+			"$T/runc" start "$ID"
+			i=0
+			until grep -q "flags=hugetlb" "$T/init.out"; do
+				i=$((i + 1))
+				[ $i -lt 100 ] || { echo "the container did not report"; cat "$T/create.log"; exit 1; }
+				sleep 0.1
+			done
+			echo ---- exec
+			"$T/runc" exec "$ID" /bin/sh -c "echo exec-spoofed=\$(cat /proc/sys/vm/memfd_noexec); memfdprobe hugetlb" 2>&1
+			"$T/runc" delete -f "$ID"'
+		assert_success
+		# The spoof is in place: the container's own file reads 0.
+		with_output "$(cat "$T/init.out")" assert_line spoofed=0
+		with_output "$(cat "$T/init.out")" assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+		assert_line exec-spoofed=0
+		local exec_out="${output#*---- exec}"
+		with_output "$exec_out" assert_line 'memfdprobe: flags=hugetlb result=EPERM'
+		assert_nothing_left
+	done
+}
+
 # restore would recreate the processes from CRIU's images and nothing would
 # set the level, so patch 0003 refuses it.  Debian builds crun without
 # CRIU, so there restore is no command at all; a build with CRIU must show
@@ -494,6 +583,52 @@ BAD_VALUES=(
 	assert_output --partial 'Failed to set vm.memfd_noexec=2 in the PID namespace of process '
 	assert_output --partial 'so rootless runtimes cannot set it; a rootless container inherits the level of the PID namespace it starts in, which is 0 here.'
 	assert_output --partial 'The memfd-noexec service, which could raise it, is not running at /run/memfd-noexec.sock'
+	refute_output --partial 'memfdprobe:'
+	assert_nothing_left
+}
+
+# A rootless crun cannot open the PID namespace of its container's process
+# (it is not dumpable), so that process sends its own, opened through
+# /proc/self/ns/pid in whatever mount namespace it is in by then: one the
+# config joins, which another container may have shaped.  Here that mount
+# namespace has a tmpfs on /proc whose self/ns/pid is another namespace
+# already at 2, so a request for 2 would have been taken as met while the
+# container ran at 0.  The library takes the namespace only where the
+# kernel's view of the process (its pidfd's NSpid, NS_GET_PID_IN_PIDNS,
+# NS_GET_PARENT) proves it to be the process's own.
+@test "rootless: a PID namespace the container's process sends is refused unless the kernel says it is that process's own" {
+	as rootless "$U_CRUN"
+	bundle b '.annotations.memfd_noexec = "2" | del(.linux.uidMappings, .linux.gidMappings)'
+	touch "$T/forged"
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	run crun_ns 0 sh -c '
+		u=$1
+		# Another PID namespace, the user'"'"'s own, which root set to 2.
+		setpriv --reuid="$u" --regid="$u" --clear-groups unshare --user --map-root-user --pid --fork --kill-child sleep 1000 &
+		until s=$(pgrep -P $! sleep); do sleep 0.05; done
+		nsenter --target "$s" --pid sh -c "echo 2 >/proc/sys/vm/memfd_noexec" || exit 1
+		# The user'"'"'s own user and mount namespace, where /proc/self/ns/pid
+		# is that namespace (opened before, as a user namespace of its
+		# own may not open another'"'"'s).
+		setpriv --reuid="$u" --regid="$u" --clear-groups sh -c "exec 9</proc/$s/ns/pid &&
+			exec unshare --user --map-root-user --mount sh -c \"
+			mount --bind /proc/self/fd/9 $T/forged && exec 9<&- &&
+			mount -t tmpfs forged /proc && mkdir -p /proc/self/ns && touch /proc/self/ns/pid &&
+			mount --bind $T/forged /proc/self/ns/pid && exec sleep 1000\"" &
+		h=$!
+		until [ "$(cat /proc/$h/comm 2>/dev/null)" = sleep ]; do
+			kill -0 $h 2>/dev/null || { echo "the forging helper failed"; exit 1; }
+			sleep 0.05
+		done
+		jq --arg u "/proc/$h/ns/user" --arg m "/proc/$h/ns/mnt" \
+			".linux.namespaces |= map(if .type == \"user\" then .path = \$u elif .type == \"mount\" then .path = \$m else . end)" \
+			"$T/b/config.json" >"$T/b/c" && mv "$T/b/c" "$T/b/config.json" && chmod a+r "$T/b/config.json"
+		"$T/runc" run -b "$T/b" "$ID" </dev/null || echo "run=$?"
+		echo "forged=$(nsenter --target "$s" --pid cat /proc/sys/vm/memfd_noexec)"
+		kill $h' sh "$(id -u "$TEST_USER")"
+	assert_line run=1
+	assert_line forged=2
+	assert_output --partial 'the PID namespace passed for it could not be proved to be the one the kernel says it is in (it is another namespace)'
 	refute_output --partial 'memfdprobe:'
 	assert_nothing_left
 }

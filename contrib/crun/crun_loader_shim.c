@@ -67,11 +67,36 @@ static int to_crun_error(libcrun_error_t *err, struct mt_error **err_in)
 	return ret;
 }
 
+/*
+ * Where global root is unmapped (rootless podman runs crun in such a user
+ * namespace) root's crun shows as the overflow uid, as any other unmapped
+ * user's file would: the path Debian's crun package installs it at is the
+ * proof the loader's owner rule takes (overflow_uid_is_root), so that
+ * crun runs from the overlay there without a copy.  Elsewhere it gets a
+ * sealed copy, and the debug log says why.
+ */
+#ifndef CRUN_PACKAGED_PATH
+#define CRUN_PACKAGED_PATH "/usr/bin/crun"
+#endif
+
+static bool self_is_packaged(void)
+{
+	int exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	bool r;
+
+	if (exe < 0)
+		return false;
+	r = cloned_binary_exe_is(exe, CRUN_PACKAGED_PATH) == 1;
+	(void)close(exe);
+	return r;
+}
+
 int ensure_cloned_binary(void)
 {
 	struct cloned_binary_options opts = {
 		.request = CLONED_BINARY_REQUEST_AUTO,
 		.debug = debug_on(),
+		.overflow_uid_is_root = self_is_packaged(),
 	};
 	struct mt_error *err = NULL;
 	int r;

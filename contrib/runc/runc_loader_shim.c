@@ -48,6 +48,29 @@
 #define RUNC_LOADER_REQUEST CLONED_BINARY_REQUEST_AUTO
 #endif
 
+#ifndef RUNC_PACKAGED_PATH
+#define RUNC_PACKAGED_PATH "/usr/sbin/runc"
+#endif
+
+bool runc_exe_is_packaged(int exe)
+{
+	return cloned_binary_exe_is(exe, RUNC_PACKAGED_PATH) == 1;
+}
+
+/* The same, for the running binary (false when /proc/self/exe is unreadable:
+ * then no proof, and the loader copies where it cannot tell the owner). */
+static bool self_is_packaged(void)
+{
+	int exe = open("/proc/self/exe", O_RDONLY | O_CLOEXEC);
+	bool r;
+
+	if (exe < 0)
+		return false;
+	r = runc_exe_is_packaged(exe);
+	(void)close(exe);
+	return r;
+}
+
 static void loader_log_debug(const char *line)
 {
 	nsexec_loader_log(RUNC_LOG_DEBUG, line);
@@ -78,6 +101,9 @@ int ensure_cloned_binary(void)
 		.tmpdirs = tmpdirs,
 		.debug = nsexec_loader_debug(),
 		.log = loader_log_debug,
+		/* runc init started from a clone its parent made is vouched
+		 * for by the marker; one that clones itself has this proof. */
+		.overflow_uid_is_root = self_is_packaged(),
 	};
 	struct mt_error *err = NULL;
 	char line[512];
@@ -121,6 +147,7 @@ static int open_sealed_self(char *why, size_t size)
 		(void)snprintf(why, size, "cannot open /proc/self/exe: %m");
 		return r;
 	}
+	opts.overflow_uid_is_root = runc_exe_is_packaged(exe);
 	r = cloned_binary_clone(exe, &opts, &m, &fd, &err);
 	(void)close(exe);
 	if (r < 0) {

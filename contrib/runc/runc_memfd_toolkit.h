@@ -58,6 +58,18 @@ void nsexec_loader_log(int level, const char *line);
 int ensure_cloned_binary(void);
 
 /*
+ * Whether exe (runc's own binary, open) is the file at RUNC_PACKAGED_PATH
+ * (default /usr/sbin/runc, where Debian's runc package installs it).
+ * Where global root is unmapped (rootless podman runs runc in such a user
+ * namespace) root's runc shows as the overflow uid, as any other unmapped
+ * user's file would; the packaged path is the proof the loader's owner
+ * rule takes (cloned_binary_options.overflow_uid_is_root), so that runc
+ * runs from the overlay there without a copy.  Elsewhere it gets a sealed
+ * copy, with the reason in its debug log.
+ */
+bool runc_exe_is_packaged(int exe);
+
+/*
  * For runc's parent (1.1: sealed_self.go): this binary on a new detached
  * read-only overlayfs, for runc init to start from as child_fd.  Returns
  * the fd (O_PATH, O_CLOEXEC) and writes the environment entry that tells

@@ -45,6 +45,9 @@ setup_file() {
 		podman_stage
 		write_logged_runtime "$USER_BIN/crun-logged" "$USER_BIN/crun" \
 			"$PODMAN_T/rootless/crun.log" CRUN_MEMFD_TOOLKIT_DEBUG=1
+		# The same crun at its packaged path, bound there by rpodman.
+		write_logged_runtime "$USER_BIN/crun-packaged-logged" /usr/bin/crun \
+			"$PODMAN_T/rootless/crun-packaged.log" CRUN_MEMFD_TOOLKIT_DEBUG=1
 		write_crun_containers_conf "$PODMAN_T/rootless/containers.conf" \
 			"$USER_BIN/crun-logged"
 		chown "$TEST_USER:" "$PODMAN_T/rootless/containers.conf"
@@ -657,7 +660,12 @@ BAD_VALUES=(
 	assert_memfd_level 2
 	with_output "$(cat "$T/serve.log")" assert_line --regexp \
 		"^memfd-noexec serve: uid $(id -u "$TEST_USER") pid [0-9]+: raise 2 pid:\[[0-9]+\]: ok"
-	with_output "$(cat "$PODMAN_T/rootless/crun.log")" assert_marker overlay
+	# crun under /tmp: root's file shows as the overflow uid in podman's
+	# user namespace, as any unmapped user's would, so a sealed copy,
+	# with the reason; the overlay is for crun at its packaged path (below).
+	with_output "$(cat "$PODMAN_T/rootless/crun.log")" assert_output --partial 'the overflow uid'
+	with_output "$(cat "$PODMAN_T/rootless/crun.log")" assert_marker memfd-exec
+	with_output "$(cat "$PODMAN_T/rootless/crun.log")" refute_line 'cloned_binary: using overlay'
 	with_output "$(cat "$PODMAN_T/rootless/crun.log")" assert_line --regexp "^$(set_msg 2 0)\$"
 	run rpodman 0 run --rm --network none "$PODMAN_IMAGE" sh -c "$PROBES"
 	assert_success
@@ -665,5 +673,24 @@ BAD_VALUES=(
 	run rpodman inherit info --format '{{.Host.OCIRuntime.Path}}'
 	assert_success
 	assert_output "$USER_BIN/crun-logged"
+	assert_rootless_clean
+}
+
+@test "rootless podman, the rebuilt crun at its packaged path /usr/bin/crun: from the overlay, no copy, at 0 and 2" {
+	podman_requires podman-rootless || return 1
+	local level
+	for level in 0 2; do
+		echo "level: $level" >&2 # shown if this row fails
+		: >"$PODMAN_T/rootless/crun-packaged.log"
+		RPODMAN_BIND="$USER_BIN/crun:/usr/bin/crun" run rpodman "$level" \
+			--runtime "$USER_BIN/crun-packaged-logged" run --rm --network none \
+			"$PODMAN_IMAGE" sh -c "$PROBES"
+		assert_success
+		assert_memfd_level "$level"
+		# Root's file shows as the overflow uid there too: the packaged
+		# path is what proves it root's.
+		with_output "$(cat "$PODMAN_T/rootless/crun-packaged.log")" assert_marker overlay
+		with_output "$(cat "$PODMAN_T/rootless/crun-packaged.log")" refute_output --partial 'the overflow uid'
+	done
 	assert_rootless_clean
 }

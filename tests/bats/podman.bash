@@ -223,7 +223,7 @@ remove_subids() {
 #                           runc-debug.log
 #   $PODMAN_T/rootless-bin/patched-debug/runc  the patched runc with --debug
 #   $PODMAN_T/rootless-bin/packaged-debug/runc  /usr/sbin/runc with --debug,
-#                           for rpodman with RPODMAN_PACKAGED_RUNC
+#                           for rpodman with RPODMAN_BIND=...:/usr/sbin/runc
 podman_stage() {
 	PODMAN_T=$(mktemp -d /tmp/podman-bats.XXXXXX)
 	chmod 0755 "$PODMAN_T"
@@ -434,10 +434,10 @@ rpodman() {
 	# namespace's init and runs setpriv as a child (see kill_after).
 	kill_after "${PODMAN_TIMEOUT:-300}" unshare --pid --fork --kill-child --mount-proc -- sh -c '
 		[ "$0" = inherit ] || echo "$0" >/proc/sys/vm/memfd_noexec || exit 125
-		# RPODMAN_PACKAGED_RUNC=FILE: FILE at the packaged path
-		# /usr/sbin/runc, in this mount namespace only.
-		[ -z "${RPODMAN_PACKAGED_RUNC:-}" ] ||
-			mount --bind "$RPODMAN_PACKAGED_RUNC" /usr/sbin/runc || exit 125
+		# RPODMAN_BIND=FILE:PATH: FILE bound over PATH (a runtime at
+		# its packaged path), in this mount namespace only.
+		[ -z "${RPODMAN_BIND:-}" ] ||
+			mount --bind "${RPODMAN_BIND%%:*}" "${RPODMAN_BIND#*:}" || exit 125
 		# crun (crun.bats) refuses a hybrid cgroup layout: v1 alone.
 		[ -z "${RPODMAN_CGROUP_V1:-}" ] || ! mountpoint -q /sys/fs/cgroup/unified ||
 			umount /sys/fs/cgroup/unified || exit 125

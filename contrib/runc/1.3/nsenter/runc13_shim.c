@@ -90,6 +90,7 @@ int runc_clone_self_exe(const char *statedir, bool *ret_overlay, char *msg, size
 			       CLONED_BINARY_LOG_PREFIX "Failed to open /proc/self/exe: %m");
 		return r;
 	}
+	opts.overflow_uid_is_root = runc_exe_is_packaged(exe);
 	clone_msg = msg;
 	clone_msg_size = msg_size;
 	r = cloned_binary_clone(exe, &opts, &m, &fd, &err);

@@ -676,21 +676,40 @@ BAD_VALUES=(
 	assert_rootless_clean
 }
 
-@test "rootless podman, the rebuilt crun at its packaged path /usr/bin/crun: from the overlay, no copy, at 0 and 2" {
-	podman_requires podman-rootless || return 1
-	local level
-	for level in 0 2; do
-		echo "level: $level" >&2 # shown if this row fails
-		: >"$PODMAN_T/rootless/crun-packaged.log"
-		RPODMAN_BIND="$USER_BIN/crun:/usr/bin/crun" run rpodman "$level" \
-			--runtime "$USER_BIN/crun-packaged-logged" run --rm --network none \
-			"$PODMAN_IMAGE" sh -c "$PROBES"
-		assert_success
-		assert_memfd_level "$level"
-		# Root's file shows as the overflow uid there too: the packaged
-		# path is what proves it root's.
-		with_output "$(cat "$PODMAN_T/rootless/crun-packaged.log")" assert_marker overlay
-		with_output "$(cat "$PODMAN_T/rootless/crun-packaged.log")" refute_output --partial 'the overflow uid'
-	done
-	assert_rootless_clean
+# Where global root is unmapped (rootless podman's user namespace, or
+# unshare -U -r) root's crun shows as the overflow uid, as any unmapped
+# user's file would: only crun at the path its package installs it at,
+# /usr/bin/crun, is taken as root's, and runs from the overlay; elsewhere
+# crun runs from a sealed copy, and says why.  /usr/bin/crun is a copy of
+# the rebuilt crun on root's tmpfs over /usr/bin, in a mount namespace of
+# the test's own (with setpriv, unshare and busybox beside it, since the
+# tmpfs hides the rest).
+@test "where global root is unmapped, the rebuilt crun at its packaged path runs from the overlay; elsewhere from a sealed copy, with the reason" {
+	as rootful "$U_CRUN"
+	local s uid
+	uid=$(id -u "$TEST_USER")
+	s=$(mktemp -d /tmp/crun-packaged.XXXXXX)
+	chmod 0755 "$s"
+	cp "$USER_BIN/crun" /usr/bin/setpriv /usr/bin/unshare /bin/busybox "$s/"
+	# shellcheck disable=SC2016 # expanded by the inner sh
+	run unshare -m --propagation private "$s/busybox" sh -c '
+		s=$1 uid=$2
+		"$s/busybox" mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs /usr/bin || exit 125
+		for f in crun setpriv unshare busybox; do "$s/busybox" cp "$s/$f" "/usr/bin/$f" || exit 125; done
+		as_user() { CRUN_MEMFD_TOOLKIT_DEBUG=1 /usr/bin/setpriv --reuid="$uid" --regid="$uid" --clear-groups --inh-caps=-all /usr/bin/unshare -U -r "$@"; }
+		echo ---- packaged
+		as_user /usr/bin/crun --version 2>&1
+		echo ---- elsewhere
+		as_user "$s/crun" --version 2>&1' sh "$s" "$uid"
+	rm -rf "$s"
+	assert_success
+	local packaged="${output#*---- packaged}" elsewhere="${output#*---- elsewhere}"
+	packaged="${packaged%%---- elsewhere*}"
+	with_output "$packaged" assert_line 'cloned_binary: using overlay'
+	with_output "$packaged" refute_output --partial 'the overflow uid'
+	with_output "$packaged" assert_line "crun version $CRUN_REBUILD"
+	with_output "$elsewhere" assert_output --partial 'shows as owned by uid'
+	with_output "$elsewhere" assert_output --partial 'the overflow uid'
+	with_output "$elsewhere" refute_line 'cloned_binary: using overlay'
+	with_output "$elsewhere" assert_line --regexp '^cloned_binary: using (memfd-exec|tmpfile)$'
 }

@@ -223,7 +223,7 @@ remove_subids() {
 #                           runc-debug.log
 #   $PODMAN_T/rootless-bin/patched-debug/runc  the patched runc with --debug
 #   $PODMAN_T/rootless-bin/packaged-debug/runc  /usr/sbin/runc with --debug,
-#                           for rpodman with RPODMAN_BIND=...:/usr/sbin/runc
+#                           for rpodman with RPODMAN_INSTALL=...:/usr/sbin/runc
 podman_stage() {
 	PODMAN_T=$(mktemp -d /tmp/podman-bats.XXXXXX)
 	chmod 0755 "$PODMAN_T"
@@ -434,10 +434,15 @@ rpodman() {
 	# namespace's init and runs setpriv as a child (see kill_after).
 	kill_after "${PODMAN_TIMEOUT:-300}" unshare --pid --fork --kill-child --mount-proc -- sh -c '
 		[ "$0" = inherit ] || echo "$0" >/proc/sys/vm/memfd_noexec || exit 125
-		# RPODMAN_BIND=FILE:PATH: FILE bound over PATH (a runtime at
-		# its packaged path), in this mount namespace only.
-		[ -z "${RPODMAN_BIND:-}" ] ||
-			mount --bind "${RPODMAN_BIND%%:*}" "${RPODMAN_BIND#*:}" || exit 125
+		# RPODMAN_INSTALL=FILE:PATH: FILE installed at PATH (a runtime at
+		# its packaged path), in this mount namespace only: a fresh
+		# tmpfs, root'"'"'s, on the directory of PATH, holding a copy of
+		# FILE (a bind of the file alone would not do: an overlayfs of
+		# the directory shows what is under the bind).
+		if [ -n "${RPODMAN_INSTALL:-}" ]; then
+			mount -t tmpfs -o mode=0755,nosuid,nodev tmpfs "$(dirname "${RPODMAN_INSTALL#*:}")" &&
+				install -m 0755 "${RPODMAN_INSTALL%%:*}" "${RPODMAN_INSTALL#*:}" || exit 125
+		fi
 		# crun (crun.bats) refuses a hybrid cgroup layout: v1 alone.
 		[ -z "${RPODMAN_CGROUP_V1:-}" ] || ! mountpoint -q /sys/fs/cgroup/unified ||
 			umount /sys/fs/cgroup/unified || exit 125

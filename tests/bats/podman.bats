@@ -239,7 +239,7 @@ assert_joined_refusal() {
 		chown "$TEST_USER:" "$log" # runc appends as the user
 		# Our runc at /usr/sbin/runc, where its package installs it, in
 		# the session's mount namespace alone.
-		RPODMAN_BIND="$PODMAN_T/bin/runc:/usr/sbin/runc" run rpodman "$level" run --rm \
+		RPODMAN_INSTALL="$PODMAN_T/bin/runc:/usr/sbin/runc" run rpodman "$level" run --rm \
 			"${RUN_OPTS[@]}" "$PODMAN_IMAGE" sh -c "$PROBES"
 		assert_success
 		assert_memfd_level "$level"

@@ -298,9 +298,11 @@ hook_state() {
 }
 
 # The service's messages on stderr: "memfd-noexec serve: Failed to STEP:
-# ..." (or a refusal to start); in an answer: "error N Failed to STEP: ..."
-# or what it could not find out about the client.
-SERVE_STEP='memfd-noexec( serve)?: (Failed to [a-z][^:]+: .|must run as global root|this kernel has no)'
+# ..." (or a refusal to start), or a request's one line that ends with
+# the step that failed after it was served ("uid U pid P: raise ...: ok:
+# ...; Failed to send the answer: ..."); in an answer: "error N Failed to
+# STEP: ..." or what it could not find out about the client.
+SERVE_STEP='memfd-noexec( serve)?: (Failed to [a-z][^:]+: .|must run as global root|this kernel has no|uid [0-9]+ pid [0-9]+: .*; Failed to [a-z][^:]+: .)'
 REPLY_STEP='(Failed to [a-z][^:]+: .|the client \(pid [0-9]+\) exited|out of memory)'
 
 # judge_serve SPEC: appends to $BAD what is wrong with $CASE_OUT of a

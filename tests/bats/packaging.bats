@@ -283,6 +283,7 @@ check_options() {
 		/usr/bin/sealexec
 		/usr/libexec/memfd-toolkit/crun-sealed
 		/usr/share/containers/oci/hooks.d/memfd-noexec.json
+		/usr/share/doc/memfd-toolkit/README.Debian
 		/usr/share/doc/memfd-toolkit/README.md.gz
 		/usr/share/doc/memfd-toolkit/changelog.gz
 		/usr/share/doc/memfd-toolkit/copyright

@@ -441,3 +441,31 @@ stop_default_service() {
 	[ "$rc" -eq 0 ] || { fail "the memfd-noexec service exited $rc"; return; }
 	[ ! -e "$SERVICE_SOCKET" ] || fail "the memfd-noexec service left $SERVICE_SOCKET behind"
 }
+
+# assert_deb_files DEB UNITDIR [LABEL]: the toolkit's package DEB holds
+# exactly its set of files, the units under UNITDIR (where that suite's
+# systemd.pc puts them); LABEL starts the failure's message.  For
+# packaging.bats (the host's build) and packaging-suites.bats (each
+# suite's), so that the set is written once.
+assert_deb_files() {
+	local deb="$1" unitdir="$2" label="${3:-}"
+	dpkg-deb --fsys-tarfile "$deb" | tar -t | sed 's|^\./|/|' | grep -v '/$' | LC_ALL=C sort >"$T/got"
+	LC_ALL=C sort >"$T/want" <<-EOF_LIST
+		$unitdir/memfd-noexec.service
+		$unitdir/memfd-noexec.socket
+		/usr/bin/memfd-noexec
+		/usr/bin/sealexec
+		/usr/libexec/memfd-toolkit/crun-sealed
+		/usr/share/containers/oci/hooks.d/memfd-noexec.json
+		/usr/share/doc/memfd-toolkit/README.Debian
+		/usr/share/doc/memfd-toolkit/README.md.gz
+		/usr/share/doc/memfd-toolkit/changelog.gz
+		/usr/share/doc/memfd-toolkit/copyright
+		/usr/share/doc/memfd-toolkit/examples/50-crun-sealed.conf
+		/usr/share/doc/memfd-toolkit/examples/50-memfd-noexec.conf
+		/usr/share/man/man1/sealexec.1.gz
+		/usr/share/man/man8/memfd-noexec.8.gz
+		/usr/share/memfd-toolkit/seccomp/deny-hugetlb-memfd.jq
+	EOF_LIST
+	diff -u "$T/want" "$T/got" || fail "${label}the package's files differ (- expected, + packaged)"
+}

@@ -275,25 +275,7 @@ check_options() {
 	local unitdir
 	unitdir=$(pkg-config --variable=systemdsystemunitdir systemd)
 	[ -n "$unitdir" ] || fail "pkg-config has no systemdsystemunitdir for systemd"
-	dpkg-deb --fsys-tarfile "$deb" | tar -t | sed 's|^\./|/|' | grep -v '/$' | LC_ALL=C sort >"$T/got"
-	LC_ALL=C sort >"$T/want" <<-EOF_LIST
-		$unitdir/memfd-noexec.service
-		$unitdir/memfd-noexec.socket
-		/usr/bin/memfd-noexec
-		/usr/bin/sealexec
-		/usr/libexec/memfd-toolkit/crun-sealed
-		/usr/share/containers/oci/hooks.d/memfd-noexec.json
-		/usr/share/doc/memfd-toolkit/README.Debian
-		/usr/share/doc/memfd-toolkit/README.md.gz
-		/usr/share/doc/memfd-toolkit/changelog.gz
-		/usr/share/doc/memfd-toolkit/copyright
-		/usr/share/doc/memfd-toolkit/examples/50-crun-sealed.conf
-		/usr/share/doc/memfd-toolkit/examples/50-memfd-noexec.conf
-		/usr/share/man/man1/sealexec.1.gz
-		/usr/share/man/man8/memfd-noexec.8.gz
-		/usr/share/memfd-toolkit/seccomp/deny-hugetlb-memfd.jq
-	EOF_LIST
-	diff -u "$T/want" "$T/got" || fail "the package's files differ (- expected, + packaged)"
+	assert_deb_files "$deb" "$unitdir"
 	run dpkg-deb -f "$deb" Package Version Depends
 	assert_line "Package: memfd-toolkit"
 	assert_line "Version: $v"
